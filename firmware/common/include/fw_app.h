@@ -1,0 +1,35 @@
+/*
+ * fw_app.h - the test application: console commands, the single test slot, and the hooks a
+ * port's main loop calls.
+ */
+#ifndef FW_APP_H
+#define FW_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct netif;
+
+/** Starts the application once lwIP and the netif are up; prints the boot banner. */
+void fw_app_init(struct netif *netif);
+
+/** Feeds console bytes. */
+void fw_app_console_input(const char *data, size_t len);
+
+/** Runs due work (traffic pacing, timeouts, interval reports). */
+void fw_app_poll(void);
+
+/** Microseconds until fw_app_poll must run again (UINT64_MAX: no deadline). */
+uint64_t fw_app_poll_delay_us(void);
+
+/* ---- The test slot: one traffic test (iperf, ping, ...) at a time ------------------------ */
+
+/** Claims the slot for `name`; prints "ERR <cmd> busy: <running> running" and fails if taken. */
+bool fw_test_claim(const char *cmd, const char *name);
+void fw_test_release(void);
+
+/** True while a test holds the slot. */
+bool fw_test_running(void);
+
+#endif /* FW_APP_H */

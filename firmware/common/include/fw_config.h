@@ -1,0 +1,81 @@
+/*
+ * fw_config.h - every static size of the test firmware, in one place.
+ *
+ * Stack options that a build variant changes (MSS, window, send buffer) are given by the build
+ * system as FW_TCP_MSS / FW_TCP_WND_MSS / FW_TCP_SND_BUF_MSS; the rest are fixed here and may be
+ * overridden per port (a port defines the macro before this header is included, e.g. through
+ * its compile definitions) when its RAM is smaller than the host's.
+ */
+#ifndef FW_CONFIG_H
+#define FW_CONFIG_H
+
+/* ---- Identity -------------------------------------------------------------------------- */
+#define FW_NAME "hil-fw"
+#ifndef FW_VARIANT
+#define FW_VARIANT "default"
+#endif
+
+/* ---- TCP stack configuration (build variants) ----------------------------------------- */
+#ifndef FW_TCP_MSS
+#define FW_TCP_MSS 1460
+#endif
+#ifndef FW_TCP_WND_MSS /* receive window, in segments */
+#define FW_TCP_WND_MSS 8
+#endif
+#ifndef FW_TCP_SND_BUF_MSS /* send buffer, in segments */
+#define FW_TCP_SND_BUF_MSS FW_TCP_WND_MSS
+#endif
+
+/* ---- lwIP memory ------------------------------------------------------------------------ */
+#ifndef FW_MEM_SIZE /* lwIP heap: PBUF_RAM (UDP datagrams, ICMP), TCP segment copies */
+#define FW_MEM_SIZE (128 * 1024)
+#endif
+#ifndef FW_PBUF_POOL_SIZE /* receive buffers, one full Ethernet frame each */
+#define FW_PBUF_POOL_SIZE 128
+#endif
+#define FW_PBUF_POOL_BUFSIZE 1536
+#ifndef FW_MEMP_NUM_TCP_SEG
+#define FW_MEMP_NUM_TCP_SEG 256
+#endif
+#ifndef FW_MEMP_NUM_PBUF /* PBUF_REF/ROM headers: the TCP client sends from a constant buffer */
+#define FW_MEMP_NUM_PBUF 256
+#endif
+#define FW_MEMP_NUM_TCP_PCB 6
+#define FW_MEMP_NUM_TCP_PCB_LISTEN 4
+#define FW_MEMP_NUM_UDP_PCB 6
+#define FW_MEMP_NUM_RAW_PCB 2
+#define FW_ARP_TABLE_SIZE 8
+
+/* ---- Console ------------------------------------------------------------------------------ */
+#define FW_CONSOLE_LINE_MAX 256 /* bytes of one command line, terminator excluded */
+#define FW_CONSOLE_MAX_ARGS 24  /* tokens of one command line, command name included */
+#define FW_OUT_LINE_MAX 512     /* longest single formatted output chunk */
+
+/* ---- iperf ---------------------------------------------------------------------------------- */
+#define FW_IPERF_DEFAULT_PORT 5001
+#define FW_IPERF_DEFAULT_TIME_S 10     /* client duration when neither -t nor -n is given (iperf 2) */
+#define FW_IPERF_DEFAULT_INTERVAL_MS 0 /* no interval reports unless -i is given (iperf 2) */
+#define FW_IPERF_MAX_TIME_S 86400
+#define FW_IPERF_TCP_DEFAULT_LEN 16384 /* as Espressif's iperf-cmd */
+#define FW_IPERF_TCP_MAX_LEN 65536
+#define FW_IPERF_TCP_TX_BUF 16384      /* constant payload the TCP client sends from (no copy) */
+#define FW_IPERF_UDP_DEFAULT_LEN 1470
+#define FW_IPERF_UDP_MIN_LEN 16        /* sequence number + timestamp + upper sequence number */
+#define FW_IPERF_UDP_MAX_LEN 1472      /* one Ethernet frame; lwIP is built without IP fragmentation */
+#define FW_IPERF_UDP_FIN_RETRIES 10    /* as iperf 2 */
+#define FW_IPERF_UDP_FIN_WAIT_MS 250   /* as iperf 2 */
+#define FW_IPERF_UDP_IDLE_MS 2000      /* a UDP server whose client fell silent ends the test */
+#define FW_IPERF_UDP_LINGER_MS 1500    /* a finished UDP server still answers repeated FINs */
+#define FW_IPERF_UDP_BURST_MAX 64      /* datagrams per poll when the client is behind schedule */
+
+/* ---- ping ----------------------------------------------------------------------------------- */
+#define FW_PING_ID 0xAFAF
+#define FW_PING_DEFAULT_COUNT 5
+#define FW_PING_DEFAULT_INTERVAL_MS 1000
+#define FW_PING_DEFAULT_TIMEOUT_MS 1000
+#define FW_PING_DEFAULT_SIZE 56 /* ICMP payload bytes, as ping(8) */
+#define FW_PING_MAX_SIZE 1472
+#define FW_PING_MAX_COUNT 1000000
+#define FW_PING_SLOTS 64 /* send times kept for replies in flight */
+
+#endif /* FW_CONFIG_H */

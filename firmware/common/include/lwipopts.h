@@ -1,0 +1,93 @@
+/*
+ * lwipopts.h - lwIP configuration of the test firmware (NO_SYS=1, raw API only).
+ * Sizes come from fw_config.h; nothing here is target specific.
+ */
+#ifndef LWIPOPTS_H
+#define LWIPOPTS_H
+
+#include "fw_config.h"
+
+#define NO_SYS 1
+#define LWIP_TIMERS 1
+#define SYS_LIGHTWEIGHT_PROT 0
+#define LWIP_SOCKET 0
+#define LWIP_NETCONN 0
+#define LWIP_SINGLE_NETIF 1
+#define LWIP_NETIF_LINK_CALLBACK 0
+#define LWIP_NETIF_STATUS_CALLBACK 0
+
+#define LWIP_IPV4 1
+#define LWIP_IPV6 0
+#define LWIP_ARP 1
+#define LWIP_ETHERNET 1
+#define ARP_QUEUEING 1
+#define ARP_TABLE_SIZE FW_ARP_TABLE_SIZE
+#define IP_REASSEMBLY 0
+#define IP_FRAG 0
+#define LWIP_ICMP 1
+#define LWIP_RAW 1
+#define LWIP_UDP 1
+#define LWIP_TCP 1
+#define LWIP_DHCP 0
+#define LWIP_AUTOIP 0
+#define LWIP_IGMP 0
+#define LWIP_DNS 0
+
+/* Memory */
+#ifndef MEM_ALIGNMENT
+#define MEM_ALIGNMENT 4
+#endif
+#define MEM_SIZE FW_MEM_SIZE
+#define MEMP_NUM_PBUF FW_MEMP_NUM_PBUF
+#define MEMP_NUM_RAW_PCB FW_MEMP_NUM_RAW_PCB
+#define MEMP_NUM_UDP_PCB FW_MEMP_NUM_UDP_PCB
+#define MEMP_NUM_TCP_PCB FW_MEMP_NUM_TCP_PCB
+#define MEMP_NUM_TCP_PCB_LISTEN FW_MEMP_NUM_TCP_PCB_LISTEN
+#define MEMP_NUM_TCP_SEG FW_MEMP_NUM_TCP_SEG
+#define MEMP_NUM_REASSDATA 0
+#define MEMP_NUM_FRAG_PBUF 0
+#define MEMP_NUM_ARP_QUEUE 32
+#define PBUF_POOL_SIZE FW_PBUF_POOL_SIZE
+#define PBUF_POOL_BUFSIZE FW_PBUF_POOL_BUFSIZE
+
+/* TCP */
+#define TCP_MSS FW_TCP_MSS
+#define TCP_WND (FW_TCP_WND_MSS * TCP_MSS)
+#define TCP_SND_BUF (FW_TCP_SND_BUF_MSS * TCP_MSS)
+#define TCP_SND_QUEUELEN ((4 * TCP_SND_BUF + TCP_MSS - 1) / TCP_MSS)
+#define TCP_SNDLOWAT LWIP_MIN(LWIP_MAX(((TCP_SND_BUF) / 2), (2 * TCP_MSS) + 1), (TCP_SND_BUF)-1)
+#define TCP_QUEUE_OOSEQ 1
+#define TCP_OVERSIZE TCP_MSS
+#define LWIP_TCP_TIMESTAMPS 0
+#define LWIP_WND_SCALE 0
+#define TCP_LISTEN_BACKLOG 1
+
+/* Checksums in software: frames from a tap or a MAC without offload */
+#define CHECKSUM_GEN_IP 1
+#define CHECKSUM_GEN_UDP 1
+#define CHECKSUM_GEN_TCP 1
+#define CHECKSUM_GEN_ICMP 1
+#define CHECKSUM_CHECK_IP 1
+#define CHECKSUM_CHECK_UDP 1
+#define CHECKSUM_CHECK_TCP 1
+#define CHECKSUM_CHECK_ICMP 1
+
+/* Statistics: 32-bit counters (16-bit ones wrap in under a second at 100 Mbit/s) */
+#define LWIP_STATS 1
+#define LWIP_STATS_LARGE 1
+#define LWIP_STATS_DISPLAY 0
+#define LINK_STATS 1
+#define ETHARP_STATS 1
+#define IP_STATS 1
+#define ICMP_STATS 1
+#define UDP_STATS 1
+#define TCP_STATS 1
+#define MEM_STATS 1
+#define MEMP_STATS 1
+#define SYS_STATS 0
+#define IPFRAG_STATS 0
+
+unsigned int fw_platform_random(void);
+#define LWIP_RAND() fw_platform_random()
+
+#endif /* LWIPOPTS_H */

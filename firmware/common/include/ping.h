@@ -1,0 +1,30 @@
+/*
+ * ping.h - ICMP echo client on lwIP's raw API. Echo replies to others come from lwIP itself.
+ *   ping <IP> [-c count] [-i interval_s] [-s size] [-W timeout_s]
+ *   ping -a | --abort
+ * Prints one line per reply or timeout, then "RESULT ping target=... sent=... received=...
+ * loss_pct=... min_ms=... avg_ms=... max_ms=...". An interval of 0 sends the next request as
+ * soon as the previous one is answered or timed out.
+ */
+#ifndef PING_H
+#define PING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ping_config {
+    bool abort;
+    uint32_t target; /* host order */
+    uint32_t count;
+    uint32_t interval_ms;
+    uint32_t size;   /* ICMP payload bytes */
+    uint32_t timeout_ms;
+};
+
+bool ping_cmd_parse(int argc, char **argv, struct ping_config *cfg, char *err, unsigned err_size);
+
+void ping_command(int argc, char **argv);
+void ping_poll(uint64_t now_us);
+uint64_t ping_next_deadline_us(void);
+
+#endif /* PING_H */

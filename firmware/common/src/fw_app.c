@@ -1,0 +1,165 @@
+#include "fw_app.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "fw_config.h"
+#include "fw_console.h"
+#include "fw_out.h"
+#include "fw_platform.h"
+#include "fw_stats.h"
+#include "fw_version.h"
+#include "iperf.h"
+#include "lwip/netif.h"
+#include "lwip/init.h"
+#include "lwip/opt.h"
+#include "ping.h"
+
+static struct netif *app_netif;
+static const char *running_test;
+
+bool fw_test_claim(const char *cmd, const char *name)
+{
+    if (running_test != NULL) {
+        fw_err(cmd, "busy: %s running (abort it with %s -a)", running_test, running_test);
+        return false;
+    }
+    running_test = name;
+    return true;
+}
+
+void fw_test_release(void)
+{
+    running_test = NULL;
+}
+
+bool fw_test_running(void)
+{
+    return running_test != NULL;
+}
+
+/* The identity and stack configuration, as key=value pairs (banner and version). */
+static void print_identity_fields(void)
+{
+    char ipbuf[IP4ADDR_STRLEN_MAX];
+    char maskbuf[IP4ADDR_STRLEN_MAX];
+    char gwbuf[IP4ADDR_STRLEN_MAX];
+    const uint8_t *m = app_netif->hwaddr;
+    fw_printf("name=%s version=%s target=%s variant=%s tcp_mss=%u tcp_wnd=%u tcp_snd_buf=%u"
+              " pbuf_pool_size=%u mem_size=%u memp_num_tcp_seg=%u"
+              " ip=%s netmask=%s gw=%s mac=%02x:%02x:%02x:%02x:%02x:%02x",
+              FW_NAME, FW_VERSION, fw_platform_target(), FW_VARIANT, (unsigned)TCP_MSS, (unsigned)TCP_WND,
+              (unsigned)TCP_SND_BUF, (unsigned)PBUF_POOL_SIZE, (unsigned)MEM_SIZE, (unsigned)MEMP_NUM_TCP_SEG,
+              ip4addr_ntoa_r(netif_ip4_addr(app_netif), ipbuf, sizeof ipbuf),
+              ip4addr_ntoa_r(netif_ip4_netmask(app_netif), maskbuf, sizeof maskbuf),
+              ip4addr_ntoa_r(netif_ip4_gw(app_netif), gwbuf, sizeof gwbuf), m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static void print_banner_text(void)
+{
+    fw_printf("\r\n%s %s (target %s, variant %s), lwIP %s\r\n", FW_NAME, FW_VERSION, fw_platform_target(),
+              FW_VARIANT, LWIP_VERSION_STRING);
+    fw_printf("stack: TCP_MSS=%u TCP_WND=%u TCP_SND_BUF=%u PBUF_POOL_SIZE=%u MEM_SIZE=%u\r\n",
+              (unsigned)TCP_MSS, (unsigned)TCP_WND, (unsigned)TCP_SND_BUF, (unsigned)PBUF_POOL_SIZE,
+              (unsigned)MEM_SIZE);
+}
+
+static void cmd_help(int argc, char **argv)
+{
+    (void)argv;
+    size_t n;
+    const struct fw_cmd *cmds = fw_console_commands(&n);
+    if (argc > 1) {
+        fw_err("help", "takes no arguments");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        fw_printf("  %-8s %s\r\n           %s\r\n", cmds[i].name, cmds[i].usage, cmds[i].help);
+    }
+    fw_printf("RESULT help commands=%u\r\n", (unsigned)n);
+}
+
+static void cmd_version(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        fw_err("version", "takes no arguments");
+        return;
+    }
+    print_banner_text();
+    fw_printf("RESULT version ");
+    print_identity_fields();
+    fw_printf("\r\n");
+}
+
+static void cmd_stats(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "reset") == 0) {
+        fw_stats_reset();
+        fw_printf("RESULT stats action=reset\r\n");
+        return;
+    }
+    if (argc > 1) {
+        fw_err("stats", "usage: stats [reset]");
+        return;
+    }
+    fw_stats_print();
+}
+
+static void cmd_restart(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        fw_err("restart", "takes no arguments");
+        return;
+    }
+    fw_printf("RESULT restart status=restarting\r\n");
+    fw_platform_restart();
+}
+
+static const struct fw_cmd commands[] = {
+    {"help", "", "list the commands", cmd_help},
+    {"version", "", "print firmware name, version, target, stack configuration, IP and MAC", cmd_version},
+    {"iperf", "-s | -c IP [-u] [-p port] [-t s | -n bytes] [-l len] [-b bw[kKmMgG]] [-i s] [-S tos] | -a",
+     "iperf 2 client/server (TCP, UDP); -a/--abort stops the running test", iperf_command},
+    {"ping", "IP [-c count] [-i s] [-s size] [-W s] | -a", "ICMP echo; -i 0 sends on each reply", ping_command},
+    {"stats", "[reset]", "lwIP counters: link/IP/ICMP/UDP/TCP, heap and pools with high-water marks", cmd_stats},
+    {"restart", "", "reboot the device", cmd_restart},
+};
+
+void fw_app_init(struct netif *netif)
+{
+    app_netif = netif;
+    running_test = NULL;
+    fw_console_init(commands, sizeof commands / sizeof commands[0]);
+    print_banner_text();
+    fw_printf("BOOT ");
+    print_identity_fields();
+    fw_printf("\r\n");
+}
+
+void fw_app_console_input(const char *data, size_t len)
+{
+    fw_console_feed(data, len);
+}
+
+void fw_app_poll(void)
+{
+    uint64_t now = fw_platform_time_us();
+    iperf_poll(now);
+    ping_poll(now);
+}
+
+uint64_t fw_app_poll_delay_us(void)
+{
+    uint64_t next = iperf_next_deadline_us();
+    uint64_t p = ping_next_deadline_us();
+    if (p < next) {
+        next = p;
+    }
+    if (next == UINT64_MAX) {
+        return UINT64_MAX;
+    }
+    uint64_t now = fw_platform_time_us();
+    return next > now ? next - now : 0;
+}

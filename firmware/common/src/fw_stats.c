@@ -1,0 +1,86 @@
+#include "fw_stats.h"
+
+#include <string.h>
+
+#include "fw_out.h"
+#include "lwip/memp.h"
+#include "lwip/stats.h"
+
+/* Pool names from lwIP's own pool list (the X-macro lwIP provides for this purpose). */
+static const char *const pool_names[MEMP_MAX] = {
+#define LWIP_MEMPOOL(name, num, size, desc) #name,
+#include "lwip/priv/memp_std.h"
+};
+
+struct proto_entry {
+    const char *name;
+    const struct stats_proto *s;
+};
+
+static void print_proto(const struct proto_entry *e)
+{
+    const struct stats_proto *s = e->s;
+    fw_printf("%-6s xmit=%lu recv=%lu drop=%lu chkerr=%lu lenerr=%lu memerr=%lu rterr=%lu proterr=%lu"
+              " opterr=%lu err=%lu\r\n",
+              e->name, (unsigned long)s->xmit, (unsigned long)s->recv, (unsigned long)s->drop,
+              (unsigned long)s->chkerr, (unsigned long)s->lenerr, (unsigned long)s->memerr,
+              (unsigned long)s->rterr, (unsigned long)s->proterr, (unsigned long)s->opterr,
+              (unsigned long)s->err);
+}
+
+static void print_proto_kv(const struct proto_entry *e)
+{
+    const struct stats_proto *s = e->s;
+    fw_printf(" %s_xmit=%lu %s_recv=%lu %s_drop=%lu %s_chkerr=%lu %s_memerr=%lu %s_err=%lu", e->name,
+              (unsigned long)s->xmit, e->name, (unsigned long)s->recv, e->name, (unsigned long)s->drop, e->name,
+              (unsigned long)s->chkerr, e->name, (unsigned long)s->memerr, e->name,
+              (unsigned long)(s->err + s->lenerr + s->rterr + s->proterr + s->opterr));
+}
+
+void fw_stats_print(void)
+{
+    const struct proto_entry protos[] = {
+        {"link", &lwip_stats.link}, {"etharp", &lwip_stats.etharp}, {"ip", &lwip_stats.ip},
+        {"icmp", &lwip_stats.icmp}, {"udp", &lwip_stats.udp},       {"tcp", &lwip_stats.tcp},
+    };
+    const size_t nprotos = sizeof protos / sizeof protos[0];
+    for (size_t i = 0; i < nprotos; i++) {
+        print_proto(&protos[i]);
+    }
+    const struct stats_mem *h = &lwip_stats.mem;
+    fw_printf("heap   avail=%lu used=%lu max=%lu err=%lu\r\n", (unsigned long)h->avail, (unsigned long)h->used,
+              (unsigned long)h->max, (unsigned long)h->err);
+    for (int i = 0; i < MEMP_MAX; i++) {
+        const struct stats_mem *m = lwip_stats.memp[i];
+        fw_printf("pool   %-16s avail=%lu used=%lu max=%lu err=%lu\r\n", pool_names[i], (unsigned long)m->avail,
+                  (unsigned long)m->used, (unsigned long)m->max, (unsigned long)m->err);
+    }
+    fw_printf("RESULT stats");
+    for (size_t i = 0; i < nprotos; i++) {
+        print_proto_kv(&protos[i]);
+    }
+    fw_printf(" heap_avail=%lu heap_used=%lu heap_max=%lu heap_err=%lu", (unsigned long)h->avail,
+              (unsigned long)h->used, (unsigned long)h->max, (unsigned long)h->err);
+    for (int i = 0; i < MEMP_MAX; i++) {
+        const struct stats_mem *m = lwip_stats.memp[i];
+        fw_printf(" pool_%s_avail=%lu pool_%s_max=%lu pool_%s_err=%lu", pool_names[i], (unsigned long)m->avail,
+                  pool_names[i], (unsigned long)m->max, pool_names[i], (unsigned long)m->err);
+    }
+    fw_printf("\r\n");
+}
+
+void fw_stats_reset(void)
+{
+    memset(&lwip_stats.link, 0, sizeof lwip_stats.link);
+    memset(&lwip_stats.etharp, 0, sizeof lwip_stats.etharp);
+    memset(&lwip_stats.ip, 0, sizeof lwip_stats.ip);
+    memset(&lwip_stats.icmp, 0, sizeof lwip_stats.icmp);
+    memset(&lwip_stats.udp, 0, sizeof lwip_stats.udp);
+    memset(&lwip_stats.tcp, 0, sizeof lwip_stats.tcp);
+    lwip_stats.mem.max = lwip_stats.mem.used;
+    lwip_stats.mem.err = 0;
+    for (int i = 0; i < MEMP_MAX; i++) {
+        lwip_stats.memp[i]->max = lwip_stats.memp[i]->used;
+        lwip_stats.memp[i]->err = 0;
+    }
+}

@@ -1,0 +1,280 @@
+#include "ping.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fw_app.h"
+#include "fw_config.h"
+#include "fw_out.h"
+#include "fw_parse.h"
+#include "fw_platform.h"
+#include "lwip/icmp.h"
+#include "lwip/inet_chksum.h"
+#include "lwip/ip4.h"
+#include "lwip/prot/ip4.h"
+#include "lwip/raw.h"
+
+#define CMD "ping"
+
+bool ping_cmd_parse(int argc, char **argv, struct ping_config *cfg, char *err, unsigned err_size)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->count = FW_PING_DEFAULT_COUNT;
+    cfg->interval_ms = FW_PING_DEFAULT_INTERVAL_MS;
+    cfg->size = FW_PING_DEFAULT_SIZE;
+    cfg->timeout_ms = FW_PING_DEFAULT_TIMEOUT_MS;
+    bool have_target = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-a") == 0 || strcmp(a, "--abort") == 0) {
+            cfg->abort = true;
+            continue;
+        }
+        if (a[0] != '-') {
+            if (have_target || !fw_parse_ipv4(a, &cfg->target)) {
+                snprintf(err, err_size, "bad target %s (one IPv4 address)", a);
+                return false;
+            }
+            have_target = true;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            snprintf(err, err_size, "option %s needs a value", a);
+            return false;
+        }
+        const char *v = argv[++i];
+        bool ok;
+        if (strcmp(a, "-c") == 0) {
+            ok = fw_parse_u32(v, 1, FW_PING_MAX_COUNT, &cfg->count);
+        } else if (strcmp(a, "-i") == 0) {
+            ok = fw_parse_seconds_ms(v, 0, 60000, &cfg->interval_ms);
+        } else if (strcmp(a, "-s") == 0) {
+            ok = fw_parse_u32(v, 0, FW_PING_MAX_SIZE, &cfg->size);
+        } else if (strcmp(a, "-W") == 0) {
+            ok = fw_parse_seconds_ms(v, 1, 60000, &cfg->timeout_ms);
+        } else {
+            snprintf(err, err_size, "unknown option %s", a);
+            return false;
+        }
+        if (!ok) {
+            snprintf(err, err_size, "bad value %s for %s", v, a);
+            return false;
+        }
+    }
+    if (cfg->abort) {
+        if (argc != 2) {
+            snprintf(err, err_size, "--abort takes no other argument");
+            return false;
+        }
+        return true;
+    }
+    if (!have_target) {
+        snprintf(err, err_size, "need a target IPv4 address");
+        return false;
+    }
+    return true;
+}
+
+struct ping_slot {
+    uint16_t seq;
+    bool pending;
+    uint64_t sent_us;
+};
+
+static struct {
+    bool active;
+    struct ping_config cfg;
+    struct raw_pcb *pcb;
+    ip_addr_t target;
+    uint16_t seq;
+    uint32_t sent;
+    uint32_t received;
+    uint64_t rtt_min;
+    uint64_t rtt_max;
+    uint64_t rtt_sum;
+    uint64_t next_send_us;
+    uint64_t last_send_us;
+    struct ping_slot slots[FW_PING_SLOTS];
+} pg;
+
+static void ping_finish(const char *status)
+{
+    char t[IP4ADDR_STRLEN_MAX];
+    char pct[24];
+    char mn[24];
+    char av[24];
+    char mx[24];
+    uint32_t lost = pg.sent - pg.received;
+    uint64_t ppm = pg.sent ? (uint64_t)lost * 1000000u / pg.sent : 0;
+    uint64_t avg = pg.received ? pg.rtt_sum / pg.received : 0;
+    ip4addr_ntoa_r(ip_2_ip4(&pg.target), t, sizeof t);
+    fw_printf("RESULT ping status=%s target=%s size=%" PRIu32 " sent=%" PRIu32 " received=%" PRIu32
+              " loss_pct=%s min_ms=%s avg_ms=%s max_ms=%s\r\n",
+              status, t, pg.cfg.size, pg.sent, pg.received, fw_fmt_ppm_pct(pct, sizeof pct, ppm),
+              fw_fmt_ms(mn, sizeof mn, pg.received ? pg.rtt_min : 0), fw_fmt_ms(av, sizeof av, avg),
+              fw_fmt_ms(mx, sizeof mx, pg.rtt_max));
+    if (pg.pcb != NULL) {
+        raw_remove(pg.pcb);
+        pg.pcb = NULL;
+    }
+    pg.active = false;
+    fw_test_release();
+}
+
+static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_addr_t *addr)
+{
+    (void)arg;
+    (void)pcb;
+    uint64_t now = fw_platform_time_us();
+    struct ip_hdr iph;
+    struct icmp_echo_hdr echo;
+    if (!pg.active || pbuf_copy_partial(p, &iph, sizeof iph, 0) != sizeof iph) {
+        return 0;
+    }
+    u16_t hlen = (u16_t)(IPH_HL(&iph) * 4u);
+    if (pbuf_copy_partial(p, &echo, sizeof echo, hlen) != sizeof echo || echo.type != ICMP_ER ||
+        echo.id != PP_HTONS(FW_PING_ID) || !ip_addr_cmp(addr, &pg.target)) {
+        return 0; /* not ours: let lwIP handle it */
+    }
+    uint16_t seq = lwip_ntohs(echo.seqno);
+    struct ping_slot *s = &pg.slots[seq % FW_PING_SLOTS];
+    if (s->pending && s->seq == seq) {
+        s->pending = false;
+        uint64_t rtt = now - s->sent_us;
+        pg.received++;
+        pg.rtt_sum += rtt;
+        if (pg.received == 1 || rtt < pg.rtt_min) {
+            pg.rtt_min = rtt;
+        }
+        if (rtt > pg.rtt_max) {
+            pg.rtt_max = rtt;
+        }
+        char a[IP4ADDR_STRLEN_MAX];
+        char ms[24];
+        ip4addr_ntoa_r(ip_2_ip4(addr), a, sizeof a);
+        fw_printf("%u bytes from %s: icmp_seq=%u ttl=%u time=%s ms\r\n", (unsigned)(p->tot_len - hlen), a,
+                  (unsigned)seq, (unsigned)IPH_TTL(&iph), fw_fmt_ms(ms, sizeof ms, rtt));
+        if (pg.cfg.interval_ms == 0) {
+            pg.next_send_us = now; /* flood style: next request right away */
+        }
+    }
+    pbuf_free(p);
+    return 1;
+}
+
+static void ping_send(uint64_t now)
+{
+    u16_t len = (u16_t)(sizeof(struct icmp_echo_hdr) + pg.cfg.size);
+    struct pbuf *p = pbuf_alloc(PBUF_IP, len, PBUF_RAM);
+    pg.seq++;
+    struct ping_slot *s = &pg.slots[pg.seq % FW_PING_SLOTS];
+    if (s->pending) {
+        fw_printf("Request timeout for icmp_seq=%u\r\n", (unsigned)s->seq);
+    }
+    s->seq = pg.seq;
+    s->sent_us = now;
+    s->pending = true;
+    pg.sent++;
+    pg.last_send_us = now;
+    if (p == NULL) {
+        return; /* counted as sent and lost: the stack is out of memory */
+    }
+    struct icmp_echo_hdr *echo = (struct icmp_echo_hdr *)p->payload;
+    ICMPH_TYPE_SET(echo, ICMP_ECHO);
+    ICMPH_CODE_SET(echo, 0);
+    echo->id = PP_HTONS(FW_PING_ID);
+    echo->seqno = lwip_htons(pg.seq);
+    echo->chksum = 0;
+    uint8_t *data = (uint8_t *)p->payload + sizeof *echo;
+    for (uint32_t i = 0; i < pg.cfg.size; i++) {
+        data[i] = (uint8_t)i;
+    }
+    echo->chksum = inet_chksum(echo, len);
+    raw_sendto(pg.pcb, p, &pg.target);
+    pbuf_free(p);
+}
+
+void ping_command(int argc, char **argv)
+{
+    struct ping_config cfg;
+    char err[96];
+    if (!ping_cmd_parse(argc, argv, &cfg, err, sizeof err)) {
+        fw_err(CMD, "%s", err);
+        return;
+    }
+    if (cfg.abort) {
+        if (pg.active) {
+            ping_finish("aborted");
+        }
+        fw_printf("RESULT ping action=abort\r\n");
+        return;
+    }
+    if (!fw_test_claim(CMD, "ping")) {
+        return;
+    }
+    memset(&pg, 0, sizeof pg);
+    pg.cfg = cfg;
+    ip_addr_set_ip4_u32(&pg.target, lwip_htonl(cfg.target));
+    pg.pcb = raw_new(IP_PROTO_ICMP);
+    if (pg.pcb == NULL) {
+        fw_err(CMD, "out of RAW PCBs");
+        fw_test_release();
+        return;
+    }
+    raw_recv(pg.pcb, ping_recv, NULL);
+    raw_bind(pg.pcb, IP_ADDR_ANY);
+    pg.active = true;
+    char t[IP4ADDR_STRLEN_MAX];
+    ip4addr_ntoa_r(ip_2_ip4(&pg.target), t, sizeof t);
+    fw_printf("PING %s: %" PRIu32 " data bytes\r\n", t, cfg.size);
+    pg.next_send_us = fw_platform_time_us();
+}
+
+static bool all_answered(void)
+{
+    for (unsigned i = 0; i < FW_PING_SLOTS; i++) {
+        if (pg.slots[i].pending) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void ping_poll(uint64_t now)
+{
+    if (!pg.active) {
+        return;
+    }
+    if (pg.sent < pg.cfg.count) {
+        bool flood = pg.cfg.interval_ms == 0;
+        bool prev_done = pg.sent == 0 || all_answered() || now - pg.last_send_us >= (uint64_t)pg.cfg.timeout_ms * 1000u;
+        if (now >= pg.next_send_us && (!flood || prev_done)) {
+            ping_send(now);
+            pg.next_send_us = flood ? UINT64_MAX : pg.next_send_us + (uint64_t)pg.cfg.interval_ms * 1000u;
+            if (flood) {
+                pg.next_send_us = now + (uint64_t)pg.cfg.timeout_ms * 1000u;
+            }
+        }
+        return;
+    }
+    if (all_answered() || now - pg.last_send_us >= (uint64_t)pg.cfg.timeout_ms * 1000u) {
+        for (unsigned i = 0; i < FW_PING_SLOTS; i++) {
+            if (pg.slots[i].pending) {
+                fw_printf("Request timeout for icmp_seq=%u\r\n", (unsigned)pg.slots[i].seq);
+            }
+        }
+        ping_finish("ok");
+    }
+}
+
+uint64_t ping_next_deadline_us(void)
+{
+    if (!pg.active) {
+        return UINT64_MAX;
+    }
+    if (pg.sent < pg.cfg.count) {
+        return pg.next_send_us;
+    }
+    return pg.last_send_us + (uint64_t)pg.cfg.timeout_ms * 1000u;
+}

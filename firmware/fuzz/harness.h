@@ -1,0 +1,19 @@
+/*
+ * harness.h - the whole application (console, iperf, ping, stats over lwIP) on a netif whose
+ * frames go nowhere, for fuzzing and random-input tests under ASan/UBSan.
+ */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include <stddef.h>
+
+/** Initialises lwIP and the application once. */
+void harness_init(void);
+
+/** Feeds console bytes, runs the stack's timers and the app's poll, then aborts any test. */
+void harness_feed(const char *data, size_t len);
+
+/** Bytes of console output so far (proof the app answered). */
+size_t harness_output_bytes(void);
+
+#endif /* HARNESS_H */

@@ -1,0 +1,253 @@
+/*
+ * main.c - the Linux host port of the test firmware: lwIP on a tap device, console on a
+ * pseudo-terminal (as a board's USB serial port) or on stdin/stdout, one poll loop.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fw_app.h"
+#include "fw_parse.h"
+#include "host_platform.h"
+#include "lwip/init.h"
+#include "lwip/netif.h"
+#include "lwip/timeouts.h"
+#include "netif/ethernet.h"
+#include "tapif.h"
+
+#define MAX_FRAMES_PER_POLL 256
+#define MAX_SLEEP_US 1000000u
+
+static volatile sig_atomic_t stop_requested;
+static const char *pty_link_path;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hil-fw-host --tap NAME --ip A.B.C.D [options]\n"
+            "  --tap NAME          tap device to attach to (created if missing and permitted)\n"
+            "  --ip A.B.C.D        the DUT's IPv4 address\n"
+            "  --netmask A.B.C.D   default 255.255.255.0\n"
+            "  --gw A.B.C.D        default 0.0.0.0 (none)\n"
+            "  --mac XX:XX:XX:XX:XX:XX  default 02:00:00:00:00:02\n"
+            "  --console pty|stdio console on a new pseudo-terminal (default) or on stdin/stdout\n"
+            "  --pty-link PATH     with --console pty: symlink PATH to the pseudo-terminal\n");
+}
+
+static int fail(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hil-fw-host: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see --help)\n");
+    return 2;
+}
+
+static int parse_mac(const char *s, uint8_t mac[6])
+{
+    unsigned v[6];
+    char tail;
+    if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6) {
+        return 0;
+    }
+    for (int i = 0; i < 6; i++) {
+        mac[i] = (uint8_t)v[i];
+    }
+    return (mac[0] & 1u) == 0; /* a unicast address */
+}
+
+static void set_ip(ip4_addr_t *a, uint32_t host_order)
+{
+    ip4_addr_set_u32(a, lwip_htonl(host_order));
+}
+
+static void remove_pty_link(void)
+{
+    if (pty_link_path != NULL) {
+        unlink(pty_link_path);
+    }
+}
+
+/* Opens a pseudo-terminal in raw mode; fills the console with its master side. */
+static int open_pty_console(struct host_console *con, const char *link)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY) /* survives a restart (re-exec) */;
+    char name[128];
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, name, sizeof name) != 0) {
+        fprintf(stderr, "hil-fw-host: cannot create a pseudo-terminal: %s\n", strerror(errno));
+        return -1;
+    }
+    int slave = open(name, O_RDWR | O_NOCTTY);
+    if (slave < 0) {
+        fprintf(stderr, "hil-fw-host: cannot open %s: %s\n", name, strerror(errno));
+        return -1;
+    }
+    struct termios t;
+    if (tcgetattr(slave, &t) == 0) {
+        cfmakeraw(&t);
+        tcsetattr(slave, TCSANOW, &t);
+    }
+    fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+    con->in_fd = master;
+    con->out_fd = master;
+    con->pty_slave_fd = slave;
+    if (link != NULL) {
+        unlink(link);
+        if (symlink(name, link) != 0) {
+            fprintf(stderr, "hil-fw-host: cannot create link %s: %s\n", link, strerror(errno));
+            return -1;
+        }
+        pty_link_path = link;
+        atexit(remove_pty_link);
+    }
+    fprintf(stderr, "hil-fw-host: console on %s\n", name);
+    return 0;
+}
+
+/* After fw_platform_restart(): reuse the console the previous image had. */
+static int inherit_console(struct host_console *con)
+{
+    const char *fds = getenv("HILFW_CONSOLE_FDS");
+    if (fds == NULL || sscanf(fds, "%d,%d,%d", &con->in_fd, &con->out_fd, &con->pty_slave_fd) != 3) {
+        return 0;
+    }
+    unsetenv("HILFW_CONSOLE_FDS");
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"tap", required_argument, NULL, 't'},    {"ip", required_argument, NULL, 'i'},
+        {"netmask", required_argument, NULL, 'n'}, {"gw", required_argument, NULL, 'g'},
+        {"mac", required_argument, NULL, 'm'},    {"console", required_argument, NULL, 'c'},
+        {"pty-link", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *tap = NULL;
+    const char *console_kind = "pty";
+    const char *link = NULL;
+    uint32_t ip = 0;
+    uint32_t mask = 0xffffff00u;
+    uint32_t gw = 0;
+    int have_ip = 0;
+    struct tapif_config tapcfg = {NULL, {0x02, 0x00, 0x00, 0x00, 0x00, 0x02}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': tap = optarg; break;
+        case 'i':
+            if (!fw_parse_ipv4(optarg, &ip)) return fail("bad --ip %s", optarg);
+            have_ip = 1;
+            break;
+        case 'n':
+            if (!fw_parse_ipv4(optarg, &mask)) return fail("bad --netmask %s", optarg);
+            break;
+        case 'g':
+            if (!fw_parse_ipv4(optarg, &gw)) return fail("bad --gw %s", optarg);
+            break;
+        case 'm':
+            if (!parse_mac(optarg, tapcfg.mac)) return fail("bad --mac %s (unicast XX:XX:XX:XX:XX:XX)", optarg);
+            break;
+        case 'c':
+            if (strcmp(optarg, "pty") != 0 && strcmp(optarg, "stdio") != 0) return fail("bad --console %s (pty or stdio)", optarg);
+            console_kind = optarg;
+            break;
+        case 'l': link = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: return fail("unknown or incomplete option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return fail("unexpected argument %s", argv[optind]);
+    if (tap == NULL) return fail("%s", "--tap is required");
+    if (!have_ip) return fail("%s", "--ip is required");
+
+    struct host_console con = {STDIN_FILENO, STDOUT_FILENO, -1};
+    if (!inherit_console(&con) && strcmp(console_kind, "pty") == 0 && open_pty_console(&con, link) != 0) {
+        return 1;
+    }
+    host_platform_init(&con, argv);
+
+    int tap_fd = tapif_open(tap);
+    if (tap_fd < 0) {
+        return 1;
+    }
+    host_platform_set_tap_fd(tap_fd);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    lwip_init();
+    static struct netif netif;
+    ip4_addr_t a_ip, a_mask, a_gw;
+    set_ip(&a_ip, ip);
+    set_ip(&a_mask, mask);
+    set_ip(&a_gw, gw);
+    tapcfg.ifname = tap;
+    if (netif_add(&netif, &a_ip, &a_mask, &a_gw, &tapcfg, tapif_init, ethernet_input) == NULL) {
+        fprintf(stderr, "hil-fw-host: netif_add failed\n");
+        return 1;
+    }
+    netif_set_default(&netif);
+    netif_set_up(&netif);
+    fw_app_init(&netif);
+
+    struct pollfd fds[2] = {{tap_fd, POLLIN, 0}, {con.in_fd, POLLIN, 0}};
+    char buf[512];
+    int stdin_closed = 0;
+    while (!stop_requested) {
+        uint64_t wait_us = MAX_SLEEP_US;
+        u32_t lw = sys_timeouts_sleeptime();
+        if (lw != SYS_TIMEOUTS_SLEEPTIME_INFINITE && (uint64_t)lw * 1000u < wait_us) {
+            wait_us = (uint64_t)lw * 1000u;
+        }
+        uint64_t app = fw_app_poll_delay_us();
+        if (app < wait_us) {
+            wait_us = app;
+        }
+        struct timespec ts = {(time_t)(wait_us / 1000000u), (long)(wait_us % 1000000u) * 1000L};
+        int n = ppoll(fds, 2, &ts, NULL);
+        if (n < 0 && errno != EINTR) {
+            fprintf(stderr, "hil-fw-host: poll failed: %s\n", strerror(errno));
+            return 1;
+        }
+        if (n > 0 && (fds[0].revents & POLLIN)) {
+            tapif_poll(&netif, MAX_FRAMES_PER_POLL);
+        }
+        if (n > 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
+            ssize_t r = read(con.in_fd, buf, sizeof buf);
+            if (r > 0) {
+                fw_app_console_input(buf, (size_t)r);
+            } else if ((r == 0 || (errno != EAGAIN && errno != EINTR)) && con.pty_slave_fd < 0) {
+                fds[1].fd = -1; /* stdin closed: finish the running test, then exit */
+                stdin_closed = 1;
+            }
+        }
+        sys_check_timeouts();
+        fw_app_poll();
+        if (stdin_closed && !fw_test_running()) {
+            break;
+        }
+    }
+    return 0;
+}
