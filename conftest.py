@@ -1,0 +1,3 @@
+"""Top-level pytest configuration of the HIL suite."""
+
+pytest_plugins = ["fixtures.host_bench"]

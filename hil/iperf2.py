@@ -1,0 +1,199 @@
+"""The PC side's iperf 2 (Debian `iperf`, 2.1.x): client runs and servers, parsed from CSV (-y C).
+
+CSV records: ``time,src_ip,src_port,dst_ip,dst_port,id,interval,bytes,bits_per_second`` and, for
+UDP, ``,jitter_ms,lost,total,loss_pct,out_of_order``. A UDP client's own record has total = -1
+(the server's view comes from the server).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Self
+
+from hil.errors import BenchError
+
+IPERF2 = "iperf"
+
+
+@dataclass(frozen=True)
+class Iperf2Record:
+    interval_start_s: float
+    interval_end_s: float
+    bytes: int
+    bits_per_second: float
+    jitter_ms: float | None = None
+    lost: int | None = None
+    total: int | None = None
+    out_of_order: int | None = None
+
+    @property
+    def mbps(self) -> float:
+        return self.bits_per_second / 1e6
+
+    @property
+    def duration_s(self) -> float:
+        return self.interval_end_s - self.interval_start_s
+
+    @property
+    def loss_pct(self) -> float | None:
+        if self.lost is None or not self.total or self.total < 0:
+            return None
+        return 100.0 * self.lost / self.total
+
+
+def parse_csv_records(text: str) -> list[Iperf2Record]:
+    """Parses every iperf 2 CSV record in text; other lines (warnings) are ignored."""
+    records = []
+    for line in text.splitlines():
+        parts = line.strip().split(",")
+        if len(parts) not in (9, 14) or "-" not in parts[6]:
+            continue
+        try:
+            start, end = (float(x) for x in parts[6].split("-", 1))
+            rec = Iperf2Record(start, end, int(parts[7]), float(parts[8]))
+            if len(parts) == 14:
+                rec = Iperf2Record(
+                    start, end, int(parts[7]), float(parts[8]),
+                    jitter_ms=float(parts[9]), lost=int(parts[10]), total=int(parts[11]),
+                    out_of_order=int(parts[13]),
+                )  # fmt: skip
+        except ValueError:
+            continue
+        records.append(rec)
+    return records
+
+
+def summary_record(text: str) -> Iperf2Record:
+    """The whole-test record: the one spanning the longest interval (the last one for ties)."""
+    records = parse_csv_records(text)
+    if not records:
+        lines = " | ".join(text.strip().splitlines()[-3:]) or "no output"
+        raise BenchError(f"iperf printed no result ({lines})")
+    return max(reversed(records), key=lambda r: (r.interval_end_s - r.interval_start_s, r.bytes))
+
+
+@dataclass(frozen=True)
+class Iperf2ClientArgs:
+    host: str
+    port: int = 5001
+    udp: bool = False
+    duration_s: float = 10.0
+    amount: str | None = None  # bytes with iperf suffix, instead of a duration
+    length: int | None = None
+    bandwidth: str | None = None  # e.g. "95m" (decimal); UDP always gets one
+    window: str | None = None
+    mss: int | None = None
+
+    def argv(self) -> list[str]:
+        args = [IPERF2, "-c", self.host, "-p", str(self.port), "-y", "C"]
+        if self.udp:
+            args += ["-u", "-b", self.bandwidth or "1m"]
+        elif self.bandwidth:
+            args += ["-b", self.bandwidth]
+        args += ["-n", self.amount] if self.amount else ["-t", f"{self.duration_s:g}"]
+        if self.length:
+            args += ["-l", str(self.length)]
+        if self.window:
+            args += ["-w", self.window]
+        if self.mss:
+            args += ["-M", str(self.mss)]
+        return args
+
+
+@dataclass
+class ClientRun:
+    record: Iperf2Record
+    raw: str
+    argv: list[str]
+
+
+def run_client(netns_prefix: list[str], args: Iperf2ClientArgs, timeout_s: float) -> ClientRun:
+    """Runs an iperf 2 client to completion (killed after timeout_s)."""
+    argv = [*netns_prefix, *args.argv()]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise BenchError(f"iperf client did not finish within {timeout_s:g} s: {' '.join(argv)}") from exc
+    except FileNotFoundError as exc:
+        raise BenchError(f"{IPERF2} is not installed on the PC side (Debian package `iperf`)") from exc
+    raw = proc.stdout + proc.stderr
+    return ClientRun(summary_record(raw), raw, argv)
+
+
+class Iperf2Server:
+    """An iperf 2 server in a namespace, stopped (and killed if need be) on exit."""
+
+    def __init__(self, netns_prefix: list[str], udp: bool, port: int, log_path: Path, bind: str | None = None) -> None:
+        self.argv = [*netns_prefix, IPERF2, "-s", "-p", str(port), "-y", "C"]
+        if udp:
+            self.argv.append("-u")
+        if bind:
+            self.argv += ["-B", bind]
+        self.netns_prefix = netns_prefix
+        self.udp = udp
+        self.port = port
+        self.log_path = log_path
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("wb")
+        try:
+            self._proc = subprocess.Popen(self.argv, stdout=log, stderr=log, start_new_session=True)
+        except FileNotFoundError as exc:
+            raise BenchError(f"{IPERF2} is not installed on the PC side (Debian package `iperf`)") from exc
+        finally:
+            log.close()
+        self._wait_listening(5.0)
+
+    def _wait_listening(self, timeout_s: float) -> None:
+        proto = "-lun" if self.udp else "-ltn"
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self._proc is not None and self._proc.poll() is not None:
+                raise BenchError(f"iperf server exited at start: {self.output().strip()[-200:]}")
+            out = subprocess.run([*self.netns_prefix, "ss", proto, "sport", f"= :{self.port}"],
+                                 capture_output=True, text=True, check=False).stdout  # fmt: skip
+            if f":{self.port}" in out:
+                return
+            time.sleep(0.05)
+        raise BenchError(f"iperf server did not listen on port {self.port} within {timeout_s:g} s")
+
+    def output(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def wait_record(self, timeout_s: float) -> Iperf2Record:
+        """Waits for the server to print the record of a finished test."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if parse_csv_records(self.output()):
+                time.sleep(0.1)  # a UDP server may print interval and summary records together
+                return summary_record(self.output())
+            time.sleep(0.05)
+        raise BenchError(f"iperf server reported no finished test within {timeout_s:g} s")
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

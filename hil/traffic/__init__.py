@@ -1,0 +1,1 @@
+"""Traffic generators that run inside the PC namespace."""

@@ -1,0 +1,77 @@
+"""The host DUT against the real iperf 2.1.x on the PC side, both roles, TCP and UDP.
+
+Each case runs on the shaped 100 Mbit/s virtual link and checks that the DUT's and the PC's
+numbers agree within 2 %.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixtures.host_bench import RunningHostDut
+from hil.console_protocol import FinalLine
+from hil.iperf2 import Iperf2ClientArgs, Iperf2Record, Iperf2Server, run_client
+
+pytestmark = pytest.mark.virtual_bench
+
+DURATION_S = 3
+UDP_RATE = "50m"  # decimal: 50,000,000 bit/s
+AGREEMENT = 0.02
+
+
+def agree(a: float, b: float) -> bool:
+    return abs(a - b) <= AGREEMENT * max(a, b)
+
+
+def dut_server_result(dut: RunningHostDut, udp: bool) -> FinalLine:
+    reply = dut.console.wait_final("iperf", timeout_s=DURATION_S + 10)
+    assert reply.final is not None and reply.final.ok, reply.lines
+    assert reply.final.fields["role"] == "server" and reply.final.fields["proto"] == ("udp" if udp else "tcp")
+    return reply.final
+
+
+@pytest.fixture
+def dut(start_host_dut) -> RunningHostDut:
+    return start_host_dut("default")
+
+
+@pytest.mark.parametrize("udp", [False, True], ids=["tcp", "udp"])
+def test_pc_client_to_dut_server(dut: RunningHostDut, udp: bool) -> None:
+    topo = dut.topology
+    dut.console.write_line("iperf -s -u" if udp else "iperf -s")
+    dut.console.wait_line(r"iperf: (TCP|UDP) server listening", timeout_s=5)
+    args = Iperf2ClientArgs(
+        host=topo.config.dut_ip, udp=udp, duration_s=DURATION_S, bandwidth=UDP_RATE if udp else None
+    )
+    pc = run_client(topo.exec_prefix(topo.pc_ns), args, timeout_s=DURATION_S + 20).record
+    result = dut_server_result(dut, udp)
+    dut_mbps = result.get_float("mbps")
+    print(f"PC client {pc.mbps:.3f} Mbit/s, DUT server {dut_mbps:.3f} Mbit/s")
+    assert result.fields["status"] == "ok"
+    assert agree(pc.mbps, dut_mbps), f"PC {pc.mbps:.3f} vs DUT {dut_mbps:.3f} Mbit/s differ by more than 2 %"
+    if udp:
+        assert result.get_int("datagrams") > 0
+        assert result.get_float("loss_pct") < 1.0, "50 Mbit/s on a 100 Mbit/s link should not lose datagrams"
+
+
+@pytest.mark.parametrize("udp", [False, True], ids=["tcp", "udp"])
+def test_dut_client_to_pc_server(dut: RunningHostDut, udp: bool, tmp_path: Path) -> None:
+    topo = dut.topology
+    with Iperf2Server(topo.exec_prefix(topo.pc_ns), udp=udp, port=5001, log_path=tmp_path / "iperf-server.csv") as srv:
+        cmd = f"iperf -c {topo.config.pc_ip} -t {DURATION_S}" + (f" -u -b {UDP_RATE}" if udp else "")
+        reply = dut.console.command(cmd, timeout_s=DURATION_S + 15)
+        pc: Iperf2Record = srv.wait_record(timeout_s=5)
+    assert reply.final is not None and reply.final.ok, reply.lines
+    result = reply.final
+    assert result.fields["status"] == "ok", reply.lines
+    dut_mbps = result.get_float("mbps")
+    print(f"DUT client {dut_mbps:.3f} Mbit/s, PC server {pc.mbps:.3f} Mbit/s")
+    assert agree(pc.mbps, dut_mbps), f"PC {pc.mbps:.3f} vs DUT {dut_mbps:.3f} Mbit/s differ by more than 2 %"
+    if udp:
+        # the DUT client reports what the PC's server measured, from the server's report datagram
+        assert result.fields["server_report"] == "1", reply.lines
+        assert agree(result.get_float("server_mbps"), pc.mbps)
+        assert result.get_int("server_lost") == pc.lost
+        assert result.get_int("server_bytes") == pc.bytes
