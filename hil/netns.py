@@ -29,6 +29,7 @@ PC_IF = "veth-pc"
 DUT_IF = "veth-dut"
 BRIDGE = "br0"
 TAP = "tap0"
+GSO_MAX_SEGS_DEFAULT = 65535
 _NAME_RE = re.compile(rf"^{NETNS_PREFIX}(\d+)-(\d+)-(pc|dut)$")
 
 
@@ -181,14 +182,22 @@ class VirtualTopology:
             raise
 
     def shape(self, shaping: TbfShaping) -> None:
-        """Shapes both directions of the PC<->DUT link."""
+        """Shapes both directions of the PC<->DUT link.
+
+        gso_max_segs 1 makes the PC's stack hand the link single frames, as a NIC does after
+        segmentation offload, so tbf charges the per-frame overhead for every frame (with GSO
+        packets it would charge it once per burst of segments and overstate the goodput).
+        """
         for ns, dev in ((self.pc_ns, PC_IF), (self.dut_ns, DUT_IF)):
+            _run(["ip", "-n", ns, "link", "set", "dev", dev, "gso_max_segs", "1"])
             _run(["ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev, "root", *shaping.tc_args()])
         self.shaping = shaping
 
     def unshape(self) -> None:
+        """Removes the shaping: the link runs as fast as the host can move frames."""
         for ns, dev in ((self.pc_ns, PC_IF), (self.dut_ns, DUT_IF)):
             _run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"], check=False)
+            _run(["ip", "-n", ns, "link", "set", "dev", dev, "gso_max_segs", str(GSO_MAX_SEGS_DEFAULT)])
         self.shaping = None
 
     def exec_prefix(self, ns: str) -> list[str]:

@@ -1,0 +1,44 @@
+import pytest
+
+from hil.errors import BenchError
+from hil.iperf2 import Iperf2ClientArgs, parse_csv_records, summary_record
+
+pytestmark = pytest.mark.selftest
+
+# Records as iperf 2.1.8 prints them with -y C (captured on the virtual bench).
+TCP = "19700101000000,10.77.0.1,35038,10.77.0.2,5001,1,0.0-3.0,423362620,1127016121\n"
+UDP_SERVER = (
+    "19700101000000,10.77.0.1,35569,10.77.0.2,5001,1,0.0-1.0,26214400,209715200,0.010,0,17832,0.000,0\n"
+    "19700101000000,10.77.0.2,53357,10.77.0.1,5001,1,0.0-3.0,39322500,104866746,0.005,3,26750,0.011,1\n"
+)
+UDP_CLIENT = "19700101000000,127.0.0.1,35191,127.0.0.1,5001,1,0.0-1.0,1255380,10022443,0.000,0,-1,-0.000,0\n"
+
+
+def test_tcp_record():
+    r = summary_record(TCP)
+    assert r.bytes == 423362620 and r.mbps == pytest.approx(1127.016121) and r.duration_s == pytest.approx(3.0)
+    assert r.lost is None and r.loss_pct is None
+
+
+def test_udp_summary_is_the_longest_interval():
+    r = summary_record(UDP_SERVER)
+    assert r.duration_s == pytest.approx(3.0) and r.lost == 3 and r.total == 26750 and r.out_of_order == 1
+    assert r.loss_pct == pytest.approx(100 * 3 / 26750) and r.jitter_ms == pytest.approx(0.005)
+
+
+def test_udp_client_record_has_no_loss_figure():
+    assert summary_record(UDP_CLIENT).loss_pct is None
+
+
+def test_noise_is_ignored_and_no_record_is_an_error():
+    assert parse_csv_records("WARNING: did not receive ack of last datagram after 10 tries.\n" + TCP)
+    with pytest.raises(BenchError, match="iperf printed no result"):
+        summary_record("connect failed: Connection refused\n")
+
+
+def test_udp_client_always_has_an_explicit_rate():
+    argv = Iperf2ClientArgs(host="10.77.0.2", udp=True).argv()
+    assert "-b" in argv and argv[argv.index("-b") + 1] == "1m"
+    argv = Iperf2ClientArgs(host="10.77.0.2", udp=True, bandwidth="95m", length=1448, duration_s=3).argv()
+    assert argv[argv.index("-b") + 1] == "95m" and "-l" in argv and "-t" in argv
+    assert "-n" in Iperf2ClientArgs(host="h", amount="100M").argv()

@@ -1,0 +1,37 @@
+import pytest
+
+from hil.stats import summarize
+from hil.theory import efficiency_pct, tcp_goodput_mbps, udp_goodput_mbps
+
+pytestmark = pytest.mark.selftest
+
+
+def test_tcp_goodput_on_100base_tx():
+    assert tcp_goodput_mbps(100, 1460) == pytest.approx(100 * 1460 / 1538)
+    assert tcp_goodput_mbps(100, 536) == pytest.approx(100 * 536 / 614)
+    assert tcp_goodput_mbps(100, 1460, tcp_options=12) == pytest.approx(100 * 1448 / 1538)
+
+
+def test_udp_goodput_and_padding():
+    assert udp_goodput_mbps(100, 1472) == pytest.approx(100 * 1472 / 1538)
+    # an 18-byte payload is padded to the 46-byte Ethernet minimum
+    assert udp_goodput_mbps(100, 18) == pytest.approx(100 * 18 / (46 + 38))
+
+
+def test_bad_inputs_are_rejected():
+    with pytest.raises(ValueError):
+        tcp_goodput_mbps(100, 0)
+    with pytest.raises(ValueError):
+        udp_goodput_mbps(0, 1470)
+
+
+def test_efficiency():
+    assert efficiency_pct(93.0, 94.93) == pytest.approx(97.97, abs=0.01)
+
+
+def test_summary_median_and_spread():
+    s = summarize([94.0, 93.0, 95.0])
+    assert (s.median, s.minimum, s.maximum) == (94.0, 93.0, 95.0) and s.stdev == pytest.approx(1.0)
+    assert summarize([5.0]).stdev == 0.0
+    with pytest.raises(ValueError):
+        summarize([])
