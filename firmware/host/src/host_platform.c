@@ -14,7 +14,7 @@
 
 #include "fw_platform.h"
 
-#define CONSOLE_WRITE_WAIT_MS 200 /* a console nobody reads loses output instead of stalling */
+#define CONSOLE_WRITE_WAIT_MS 20 /* a console nobody reads loses output instead of stalling the stack */
 
 static struct host_console console = {0, 1, -1};
 static char **saved_argv;
