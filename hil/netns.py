@@ -200,6 +200,29 @@ class VirtualTopology:
             _run(["ip", "-n", ns, "link", "set", "dev", dev, "gso_max_segs", str(GSO_MAX_SEGS_DEFAULT)])
         self.shaping = None
 
+    def inject_loss(self, loss_pct: float) -> None:
+        """Drops loss_pct % of the frames crossing the DUT's bridge, both ways (nftables)."""
+        per_10k = round(loss_pct * 100)
+        if per_10k <= 0:
+            return
+        ruleset = (
+            "table bridge hil_loss {\n"
+            "  chain forward {\n"
+            "    type filter hook forward priority 0; policy accept;\n"
+            f"    numgen random mod 10000 < {per_10k} counter drop\n"
+            "  }\n"
+            "}\n"
+        )
+        proc = subprocess.run(
+            [*self.exec_prefix(self.dut_ns), "nft", "-f", "-"],
+            input=ruleset,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise BenchError(f"cannot inject {loss_pct} % loss with nftables: {proc.stderr.strip() or proc.returncode}")
+
     def exec_prefix(self, ns: str) -> list[str]:
         return ["ip", "netns", "exec", ns]
 

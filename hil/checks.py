@@ -1,0 +1,58 @@
+"""Threshold checks: every number is recorded first, then checked here; a failure message shows
+the measured, the threshold and the theoretical value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hil.config.thresholds import Limits
+
+BELOW_THRESHOLD = "BELOW THRESHOLD"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    scenario: str
+    case: str
+    median_mbps: float
+    theory_mbps: float
+    loss_pct: float | None = None
+    latency_ms: float | None = None
+
+    @property
+    def efficiency_pct(self) -> float:
+        return 100.0 * self.median_mbps / self.theory_mbps
+
+
+def violations(m: Measurement, limits: Limits) -> list[str]:
+    out = []
+    theory = f"theoretical {m.theory_mbps:.2f} Mbit/s"
+    if limits.min_mbps is not None and m.median_mbps < limits.min_mbps:
+        out.append(
+            f"median {m.median_mbps:.2f} Mbit/s < threshold {limits.min_mbps:.2f} Mbit/s "
+            f"({theory}, measured {m.efficiency_pct:.1f} % of it)"
+        )
+    if limits.min_efficiency_pct is not None and m.efficiency_pct < limits.min_efficiency_pct:
+        out.append(
+            f"efficiency {m.efficiency_pct:.1f} % < threshold {limits.min_efficiency_pct:.1f} % "
+            f"(median {m.median_mbps:.2f} Mbit/s of {theory})"
+        )
+    if limits.max_loss_pct is not None:
+        if m.loss_pct is None:
+            out.append("a loss threshold is set but the case measures no loss")
+        elif m.loss_pct > limits.max_loss_pct:
+            out.append(
+                f"loss {m.loss_pct:.3f} % > threshold {limits.max_loss_pct:.3f} % (median {m.median_mbps:.2f} Mbit/s)"
+            )
+    if limits.max_latency_ms is not None:
+        if m.latency_ms is None:
+            out.append("a latency threshold is set but the case measures no latency")
+        elif m.latency_ms > limits.max_latency_ms:
+            out.append(f"latency {m.latency_ms:.3f} ms > threshold {limits.max_latency_ms:.3f} ms")
+    return out
+
+
+def assert_within(m: Measurement, limits: Limits) -> None:
+    found = violations(m, limits)
+    if found:
+        raise AssertionError(f"{BELOW_THRESHOLD}: {m.scenario}/{m.case}: " + "; ".join(found))

@@ -1,0 +1,1 @@
+"""Bench and threshold files: validated models and loaders with one-line errors."""

@@ -1,0 +1,154 @@
+"""The bench file: which DUTs, how to reach and flash them, the link, the threshold profile.
+
+Secrets (Wi-Fi passwords) are never written in the file: a key ending in ``_env`` names the
+environment variable that holds the value.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from hil.config.errors import ConfigError, from_validation, read_yaml
+from hil.paths import PROJECT_ROOT
+
+DEFAULT_BENCH_FILE = PROJECT_ROOT / "bench" / "virtual.yaml"
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LinkConfig(Strict):
+    """The PC<->DUT link of the virtual bench."""
+
+    rate_mbit: Annotated[float, Field(gt=0, le=100_000)] = 100.0
+    shaping: bool = True
+    loss_pct: Annotated[float, Field(ge=0, lt=100)] = 0.0
+
+
+class NetworkConfig(Strict):
+    pc_ip: str = "10.77.0.1"
+    dut_ip: str = "10.77.0.2"
+    prefix_len: Annotated[int, Field(ge=8, le=30)] = 24
+    dut_mac: str = "02:00:00:00:00:02"
+
+    @field_validator("pc_ip", "dut_ip")
+    @classmethod
+    def _ipv4(cls, v: str) -> str:
+        try:
+            ipaddress.IPv4Address(v)
+        except ValueError:
+            raise ValueError(f"not an IPv4 address: {v!r}") from None
+        return v
+
+    @field_validator("dut_mac")
+    @classmethod
+    def _mac(cls, v: str) -> str:
+        if not _MAC.match(v) or int(v[:2], 16) & 1:
+            raise ValueError(f"not a unicast MAC address: {v!r}")
+        return v.lower()
+
+    @model_validator(mode="after")
+    def _same_subnet(self) -> NetworkConfig:
+        net = ipaddress.IPv4Network(f"{self.pc_ip}/{self.prefix_len}", strict=False)
+        if ipaddress.IPv4Address(self.dut_ip) not in net:
+            raise ValueError(f"dut_ip {self.dut_ip} is not in the PC's subnet {net}")
+        if self.pc_ip == self.dut_ip:
+            raise ValueError("pc_ip and dut_ip are the same address")
+        return self
+
+
+class FirmwareConfig(Strict):
+    """Which image to flash: a build configuration of the project's firmware, or an image path."""
+
+    config: str | None = "default"
+    image: Path | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> FirmwareConfig:
+        if self.image is not None and self.config not in (None, "default"):
+            raise ValueError("give either config or image, not both")
+        return self
+
+
+class ConsoleConfig(Strict):
+    port: str = "pty"  # "pty": the virtual DUT's own pseudo-terminal; else a serial device
+    baud: Annotated[int, Field(gt=0)] = 115200
+    boot_timeout_s: Annotated[float, Field(gt=0, le=600)] = 10.0
+
+
+class DutConfig(Strict):
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    kind: Literal["virtual", "qemu", "same70", "esp32"]
+    firmware: FirmwareConfig = FirmwareConfig()
+    console: ConsoleConfig = ConsoleConfig()
+    flasher: Literal["process", "qemu", "pyocd", "openocd", "esptool"] = "process"
+    network: NetworkConfig = NetworkConfig()
+    link: LinkConfig = LinkConfig()
+    thresholds: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+
+    @model_validator(mode="after")
+    def _kind_supported(self) -> DutConfig:
+        if self.kind != "virtual":
+            raise ValueError(f"DUT kind {self.kind!r} is not supported yet (supported: virtual)")
+        if self.flasher != "process":
+            raise ValueError(f"flasher {self.flasher!r} does not fit kind 'virtual' (use 'process')")
+        return self
+
+
+class PcTools(Strict):
+    iperf2: str = "iperf"
+    iperf3: str = "iperf3"
+
+
+class SecretRef(Strict):
+    """A secret given by environment variable name (never the value)."""
+
+    name: str
+    env: str
+
+    @field_validator("env")
+    @classmethod
+    def _env_name(cls, v: str) -> str:
+        if not _ENV_NAME.match(v):
+            raise ValueError(f"not an environment variable name: {v!r}")
+        return v
+
+    def value(self) -> str:
+        try:
+            return os.environ[self.env]
+        except KeyError:
+            raise ConfigError(f"secret {self.name!r} needs the environment variable {self.env}") from None
+
+
+class BenchConfig(Strict):
+    name: str = "bench"
+    pc: PcTools = PcTools()
+    duts: Annotated[list[DutConfig], Field(min_length=1)]
+    secrets: list[SecretRef] = []
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> BenchConfig:
+        names = [d.name for d in self.duts]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValueError(f"duplicate DUT names: {', '.join(sorted(dup))}")
+        return self
+
+
+def load_bench(path: Path) -> BenchConfig:
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping with a `duts` list at the top level")
+    try:
+        return BenchConfig.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation(path, exc) from None

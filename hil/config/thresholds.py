@@ -1,0 +1,68 @@
+"""Threshold profiles: per scenario and case, the limits a measurement must meet.
+
+profile: virtual-100m
+link_mbit: 100
+scenarios:
+  baseline:
+    tcp-dut_tx: {min_mbps: 93, min_efficiency_pct: 98}
+    udp-dut_rx: {min_mbps: 90, max_loss_pct: 0.5}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from hil.config.errors import ConfigError, from_validation, read_yaml
+from hil.paths import PROJECT_ROOT
+
+THRESHOLDS_DIR = PROJECT_ROOT / "thresholds"
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_mbps: Annotated[float, Field(ge=0)] | None = None
+    max_loss_pct: Annotated[float, Field(ge=0, le=100)] | None = None
+    max_latency_ms: Annotated[float, Field(gt=0)] | None = None
+    min_efficiency_pct: Annotated[float, Field(gt=0, le=100)] | None = None
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Limits:
+        if all(v is None for v in self.model_dump().values()):
+            raise ValueError("no limit given (min_mbps, max_loss_pct, max_latency_ms, min_efficiency_pct)")
+        return self
+
+
+class ThresholdProfile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    profile: str
+    link_mbit: Annotated[float, Field(gt=0)] | None = None
+    scenarios: dict[str, dict[str, Limits]]
+
+    def limits(self, scenario: str, case: str) -> Limits:
+        """The limits of a case; a case without limits is an error, never a pass."""
+        try:
+            return self.scenarios[scenario][case]
+        except KeyError:
+            raise ConfigError(
+                f"threshold profile {self.profile!r} has no limits for {scenario}/{case}: "
+                "every measured case needs a threshold"
+            ) from None
+
+
+def profile_path(name: str) -> Path:
+    return THRESHOLDS_DIR / f"{name}.yaml"
+
+
+def load_thresholds(path: Path) -> ThresholdProfile:
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping with `profile` and `scenarios`")
+    try:
+        return ThresholdProfile.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation(path, exc) from None

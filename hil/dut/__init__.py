@@ -1,0 +1,1 @@
+"""DUT adapters: how each kind of DUT is flashed, reset and reached."""

@@ -1,0 +1,133 @@
+"""Traffic roles behind one interface: a scenario says what should flow ("the DUT transmits
+UDP at 90 Mbit/s for 10 s with 1470-byte datagrams") and run_traffic starts the right
+processes on the right sides - iperf 2 on the PC, the console's iperf on the DUT - and returns
+both sides' numbers, the receiver's goodput first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from hil.dut.embedded_console import EmbeddedConsole
+from hil.errors import BenchError, DutError
+from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
+
+GENERATOR_TOLERANCE = 0.97  # a sender below 97 % of the requested rate is "generator-limited"
+
+
+@dataclass(frozen=True)
+class TrafficSpec:
+    proto: Literal["tcp", "udp"]
+    direction: Literal["dut_tx", "dut_rx"]
+    duration_s: float
+    length: int | None = None
+    rate_mbps: float | None = None  # required for UDP: never iperf's 1 Mbit/s default
+    port: int = 5001
+
+    def __post_init__(self) -> None:
+        if self.proto == "udp" and not self.rate_mbps:
+            raise ValueError("UDP traffic needs an explicit rate")
+        if self.duration_s <= 0:
+            raise ValueError("duration must be positive")
+
+    @property
+    def case_id(self) -> str:
+        return f"{self.proto}-{self.direction}"
+
+    def rate_arg(self) -> str | None:
+        """iperf's -b with lowercase (decimal) suffix: k = 1000 bit/s."""
+        return f"{round(self.rate_mbps * 1000)}k" if self.rate_mbps else None
+
+
+@dataclass
+class TrafficResult:
+    spec: TrafficSpec
+    receiver_mbps: float
+    sender_mbps: float
+    loss_pct: float | None = None
+    lost: int | None = None
+    datagrams: int | None = None
+    jitter_ms: float | None = None
+    generator_limited: bool = False
+    raw: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class PcSide:
+    netns_prefix: list[str]
+    ip: str
+    workdir: Path
+
+
+@dataclass
+class DutSide:
+    console: EmbeddedConsole
+    ip: str
+
+
+def _dut_iperf_line(spec: TrafficSpec, server_ip: str | None) -> str:
+    parts = ["iperf", "-c", server_ip] if server_ip else ["iperf", "-s"]
+    if spec.proto == "udp":
+        parts.append("-u")
+    parts += ["-p", str(spec.port)]
+    if server_ip:
+        parts += ["-t", f"{spec.duration_s:g}"]
+        if spec.length:
+            parts += ["-l", str(spec.length)]
+        if rate := spec.rate_arg():
+            parts += ["-b", rate]
+    return " ".join(parts)
+
+
+def _limited(sent_mbps: float, spec: TrafficSpec) -> bool:
+    return spec.rate_mbps is not None and sent_mbps < GENERATOR_TOLERANCE * spec.rate_mbps
+
+
+def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
+    timeout = spec.duration_s + 30
+    if spec.direction == "dut_tx":
+        log = pc.workdir / f"iperf2-server-{spec.case_id}.csv"
+        with Iperf2Server(pc.netns_prefix, udp=spec.proto == "udp", port=spec.port, log_path=log) as srv:
+            line = _dut_iperf_line(spec, pc.ip)
+            reply = dut.console.command(line, timeout_s=timeout)
+            if not reply.final.ok:
+                raise DutError(f"DUT refused `{line}`: {reply.final.reason}")
+            if reply.final.fields.get("status") != "ok":
+                raise DutError(f"DUT client ended with status {reply.final.fields.get('status')}")
+            record = srv.wait_record(timeout_s=10)
+            pc_raw = srv.output()
+        final = reply.final
+        sent = final.get_float("mbps")
+        result = TrafficResult(spec, receiver_mbps=record.mbps, sender_mbps=sent)
+        result.raw = {"pc iperf2 server": pc_raw, "dut console": "\n".join(reply.output)}
+    else:
+        line = _dut_iperf_line(spec, None)
+        dut.console.send(line)
+        dut.console.wait_text(r"server listening", timeout_s=10)
+        args = Iperf2ClientArgs(
+            host=dut.ip, port=spec.port, udp=spec.proto == "udp", duration_s=spec.duration_s,
+            length=spec.length, bandwidth=spec.rate_arg(),
+        )  # fmt: skip
+        try:
+            run = run_client(pc.netns_prefix, args, timeout_s=timeout)
+        except BenchError:
+            dut.console.command("iperf -a", timeout_s=10, accept=lambda f: "action" in f.fields)
+            raise
+        reply = dut.console.wait_final("iperf", timeout_s=timeout)
+        final = reply.final
+        if not final.ok or final.fields.get("status") != "ok":
+            raise DutError(f"DUT server ended with {final.reason or final.fields.get('status')}")
+        record = run.record
+        result = TrafficResult(spec, receiver_mbps=final.get_float("mbps"), sender_mbps=record.mbps)
+        result.raw = {"pc iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}", "dut console": "\n".join(reply.output)}
+    if spec.proto == "udp":
+        if spec.direction == "dut_tx":
+            result.lost, result.datagrams, result.jitter_ms = record.lost, record.total, record.jitter_ms
+        else:
+            result.lost, result.datagrams = final.get_int("lost"), final.get_int("datagrams")
+            result.jitter_ms = final.get_float("jitter_ms")
+        result.loss_pct = 100.0 * result.lost / result.datagrams if result.datagrams else 0.0
+        result.generator_limited = _limited(result.sender_mbps, spec)
+    return result

@@ -1,0 +1,48 @@
+import json
+
+import pytest
+
+from hil.checks import BELOW_THRESHOLD, Measurement, assert_within, violations
+from hil.config.thresholds import Limits
+from hil.results.recorder import Recorder, make_record, summary_table
+from hil.stats import summarize
+
+pytestmark = pytest.mark.selftest
+
+
+def test_failure_message_names_measured_threshold_and_theory():
+    m = Measurement("baseline", "tcp-dut_tx", median_mbps=80.0, theory_mbps=94.93)
+    with pytest.raises(AssertionError) as exc:
+        assert_within(m, Limits(min_mbps=93))
+    msg = str(exc.value)
+    assert msg.startswith(f"{BELOW_THRESHOLD}: baseline/tcp-dut_tx")
+    assert "median 80.00 Mbit/s < threshold 93.00 Mbit/s" in msg and "theoretical 94.93 Mbit/s" in msg
+
+
+def test_every_limit_kind():
+    m = Measurement("s", "c", median_mbps=90, theory_mbps=95, loss_pct=1.0, latency_ms=3.0)
+    assert violations(m, Limits(min_mbps=90, max_loss_pct=1.0, max_latency_ms=3.0, min_efficiency_pct=94)) == []
+    found = violations(m, Limits(min_mbps=91, max_loss_pct=0.5, max_latency_ms=2.0, min_efficiency_pct=95))
+    assert len(found) == 4
+    assert violations(Measurement("s", "c", 90, 95), Limits(max_loss_pct=1)) == [
+        "a loss threshold is set but the case measures no loss"
+    ]
+
+
+def test_recorder_appends_jsonl_and_perf_metrics_before_the_verdict(tmp_path):
+    rec_dir, allure_dir = tmp_path / "r", tmp_path / "a"
+    recorder = Recorder(rec_dir, allure_dir)
+    rec = make_record("baseline", "udp-dut_rx", "d", summarize([89.0, 90.0, 91.0]), theory=95.7)
+    rec.loss_pct = 0.1
+    recorder.record(rec, 1.0, 2.0)
+    lines = (rec_dir / "results.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    assert first["median"] == 90.0 and first["verdict"] == "recorded" and first["values"] == [89.0, 90.0, 91.0]
+    recorder.set_verdict(rec, "passed")
+    assert json.loads((rec_dir / "results.jsonl").read_text().splitlines()[-1])["verdict"] == "passed"
+    perf = json.loads(next(allure_dir.glob("*-perf.json")).read_text())
+    keys = {m["key"]: m for m in perf}
+    assert keys["median_mbps"]["value"] == 90.0 and keys["loss_pct"]["better"] == "lower"
+    assert {"run1_mbps", "run2_mbps", "run3_mbps", "efficiency_pct", "stdev_mbps"} <= keys.keys()
+    table = summary_table(recorder.rows)
+    assert "baseline/udp-dut_rx" in table[2] and "passed" in table[2]

@@ -1,0 +1,88 @@
+from pathlib import Path
+
+import pytest
+
+from hil.config.bench import DEFAULT_BENCH_FILE, SecretRef, load_bench
+from hil.config.errors import ConfigError
+from hil.config.thresholds import load_thresholds, profile_path
+
+pytestmark = pytest.mark.selftest
+
+GOOD_DUT = "  - name: d\n    kind: virtual\n    thresholds: virtual-100m\n"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "f.yaml"
+    p.write_text(text)
+    return p
+
+
+def test_default_bench_and_profile_load():
+    bench = load_bench(DEFAULT_BENCH_FILE)
+    dut = bench.duts[0]
+    assert dut.kind == "virtual" and dut.link.rate_mbit == 100 and dut.link.shaping
+    profile = load_thresholds(profile_path(dut.thresholds))
+    for case in ("tcp-dut_tx", "tcp-dut_rx", "udp-dut_tx", "udp-dut_rx"):
+        assert profile.limits("baseline", case).min_mbps
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("duts: []\n", "duts: List should have at least 1 item"),
+        ("duts:\n" + GOOD_DUT + "    link: {rate_mbit: 0}\n", "duts[0].link.rate_mbit: Input should be greater than 0"),
+        ("duts:\n" + GOOD_DUT + "    colour: red\n", "duts[0].colour: Extra inputs are not permitted"),
+        ("duts:\n" + GOOD_DUT + "    network: {dut_ip: 10.1.2.3}\n", "dut_ip 10.1.2.3 is not in the PC's subnet"),
+        ("duts:\n" + GOOD_DUT + "    network: {pc_ip: 10.77.0.300}\n", "duts[0].network.pc_ip: not an IPv4 address"),
+        ("duts:\n" + GOOD_DUT + "    network: {dut_mac: '03:00:00:00:00:01'}\n", "not a unicast MAC address"),
+        ("duts:\n  - name: d\n    kind: toaster\n    thresholds: x\n", "duts[0].kind: Input should be"),
+        ("duts:\n  - name: d\n    kind: esp32\n    thresholds: x\n", "DUT kind 'esp32' is not supported yet"),
+        ("duts:\n" + GOOD_DUT + GOOD_DUT, "duplicate DUT names: d"),
+        ("duts: [\n", "not valid YAML at line"),
+        ("- just a list\n", "expected a mapping with a `duts` list"),
+        ("secrets: [{name: wifi, env: 'not a name'}]\nduts:\n" + GOOD_DUT, "not an environment variable name"),
+    ],
+)
+def test_bench_errors_name_file_key_and_problem(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as exc:
+        load_bench(path)
+    assert str(exc.value).startswith(f"{path}: ") and message in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_missing_bench_file(tmp_path):
+    with pytest.raises(ConfigError, match="file not found"):
+        load_bench(tmp_path / "nope.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("profile: p\nscenarios: {baseline: {tcp-dut_tx: {}}}\n", "no limit given"),
+        ("profile: p\nscenarios: {baseline: {tcp-dut_tx: {min_mbps: -1}}}\n", "greater than or equal to 0"),
+        ("profile: p\nscenarios: {baseline: {tcp-dut_tx: {max_loss_pct: 101}}}\n", "less than or equal to 100"),
+        ("profile: p\nscenarios: {baseline: {tcp-dut_tx: {minimum: 5}}}\n", "Extra inputs are not permitted"),
+        ("scenarios: {}\n", "profile: Field required"),
+    ],
+)
+def test_threshold_errors(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError, match=message) as exc:
+        load_thresholds(path)
+    assert str(exc.value).startswith(f"{path}: ")
+
+
+def test_a_case_without_threshold_is_an_error_not_a_pass(tmp_path):
+    profile = load_thresholds(write(tmp_path, "profile: p\nscenarios: {baseline: {tcp-dut_tx: {min_mbps: 1}}}\n"))
+    with pytest.raises(ConfigError, match="no limits for baseline/udp-dut_rx"):
+        profile.limits("baseline", "udp-dut_rx")
+
+
+def test_secret_comes_from_environment_only(monkeypatch):
+    ref = SecretRef(name="wifi", env="HIL_TEST_PSK")
+    monkeypatch.delenv("HIL_TEST_PSK", raising=False)
+    with pytest.raises(ConfigError, match="needs the environment variable HIL_TEST_PSK"):
+        ref.value()
+    monkeypatch.setenv("HIL_TEST_PSK", "s3cret")
+    assert ref.value() == "s3cret" and "s3cret" not in repr(ref)

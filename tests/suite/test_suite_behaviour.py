@@ -1,0 +1,130 @@
+"""The suite's own behaviour, checked by running it in a subprocess on the virtual bench:
+thresholds above the link's capacity, a DUT killed mid-test, malformed bench and threshold
+files, and cleanup after a normal run and after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hil.netns import list_namespaces
+from hil.paths import PROJECT_ROOT
+
+pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
+
+
+def run_suite(results: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Runs the HIL suite in a child process and checks it left nothing behind."""
+    argv = [sys.executable, "-m", "pytest", "tests/hil", "--results-dir", str(results),
+            f"--alluredir={results / 'allure-results'}", "--repeat", "1", "--duration", "2", *args]  # fmt: skip
+    iperf_before = iperf_processes()
+    child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = child.communicate(timeout=timeout)
+    assert not leftovers(child.pid, results, iperf_before), leftovers(child.pid, results, iperf_before)
+    return subprocess.CompletedProcess(argv, child.returncode, out, err)
+
+
+def allure_results(results: Path) -> dict[str, dict]:
+    out = {}
+    for f in (results / "allure-results").glob("*-result.json"):
+        data = json.loads(f.read_text())
+        case = next((p["value"] for p in data.get("parameters", []) if p["name"] == "proto"), "")
+        direction = next((p["value"] for p in data.get("parameters", []) if p["name"] == "direction"), "")
+        out[f"{case.strip(chr(39))}-{direction.strip(chr(39))}"] = data
+    return out
+
+
+def iperf_processes() -> set[str]:
+    out = subprocess.run(["pgrep", "-a", "iperf"], capture_output=True, text=True, check=False).stdout
+    return set(out.splitlines())
+
+
+def leftovers(pid: int, results: Path, iperf_before: set[str]) -> list[str]:
+    """Namespaces, DUT processes and iperf processes a child run of the suite left behind."""
+    found = [ns for ns in list_namespaces() if ns.startswith(f"hil-{pid}-")]
+    duts = subprocess.run(["pgrep", "-a", "-f", f"pty-link {results}"], capture_output=True, text=True, check=False)
+    found += duts.stdout.splitlines()
+    found += sorted(iperf_processes() - iperf_before)
+    return found
+
+
+def test_threshold_above_capacity_fails_as_below_threshold(tmp_path: Path) -> None:
+    thresholds = tmp_path / "too-high.yaml"
+    thresholds.write_text(
+        "profile: too-high\nscenarios:\n  baseline:\n    tcp-dut_tx: {min_mbps: 150}\n"
+        "    tcp-dut_rx: {min_mbps: 150}\n    udp-dut_tx: {min_mbps: 150}\n    udp-dut_rx: {min_mbps: 150}\n"
+    )
+    proc = run_suite(tmp_path, "-k", "tcp-dut_tx", "--thresholds", str(thresholds))
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert "BELOW THRESHOLD: baseline/tcp-dut_tx: median" in proc.stdout
+    assert "< threshold 150.00 Mbit/s (theoretical 94.93 Mbit/s" in proc.stdout
+    result = allure_results(tmp_path)["tcp-dut_tx"]
+    assert result["status"] == "failed" and "BELOW THRESHOLD" in result["statusDetails"]["message"]
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert records[0]["median"] > 90 and records[0]["verdict"] == "recorded"  # written before the check
+    assert records[-1]["verdict"] == "below threshold"
+
+
+def test_killed_dut_fails_one_test_as_dut_fault_and_next_passes(tmp_path: Path) -> None:
+    proc = run_suite(
+        tmp_path, "-k", "tcp-dut_tx or tcp-dut_rx", "--duration", "4", "--inject-dut-kill", "tcp-dut_tx@1.5"
+    )
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    results = allure_results(tmp_path)
+    killed, after = results["tcp-dut_tx"], results["tcp-dut_rx"]
+    assert killed["status"] == "broken", killed["statusDetails"]
+    assert "DutError" in killed["statusDetails"]["message"] or "DutError" in killed["statusDetails"].get("trace", "")
+    assert after["status"] == "passed", after.get("statusDetails")
+    assert "1 failed, 1 passed" in proc.stdout or "1 passed, 1 failed" in proc.stdout
+
+
+@pytest.mark.parametrize("which", ["bench", "thresholds"])
+def test_malformed_file_is_one_clear_error_before_any_test(tmp_path: Path, which: str) -> None:
+    bad = tmp_path / f"bad-{which}.yaml"
+    if which == "bench":
+        bad.write_text(
+            "duts:\n  - name: x\n    kind: virtual\n    thresholds: virtual-100m\n    link: {rate_mbit: -5}\n"
+        )
+        args = ["--bench", str(bad)]
+        expected = f"ERROR: {bad}: duts[0].link.rate_mbit: Input should be greater than 0"
+    else:
+        bad.write_text("profile: p\nscenarios:\n  baseline:\n    tcp-dut_tx: {min_mbps: fast}\n")
+        args = ["--thresholds", str(bad)]
+        expected = f"ERROR: {bad}: scenarios.baseline.tcp-dut_tx.min_mbps: Input should be a valid number"
+    proc = run_suite(tmp_path, *args, timeout=60)
+    assert proc.returncode != 0
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(expected), lines
+    assert not (tmp_path / "results.jsonl").exists()
+
+
+def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "pytest", "tests/hil", "--results-dir", str(tmp_path),
+            f"--alluredir={tmp_path / 'allure-results'}", "--repeat", "3", "--duration", "5"]  # fmt: skip
+    iperf_before = iperf_processes()
+    child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    prefix = f"hil-{child.pid}-"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        busy = any(ns.startswith(prefix) for ns in list_namespaces())
+        dut = subprocess.run(["pgrep", "-f", f"pty-link {tmp_path}"], capture_output=True, check=False)
+        if busy and dut.returncode == 0:
+            break
+        time.sleep(0.2)
+    else:
+        child.kill()
+        pytest.fail("the suite never started the virtual bench")
+    time.sleep(3)  # in the middle of a traffic test
+    os.kill(child.pid, signal.SIGINT)
+    out, _ = child.communicate(timeout=60)
+    assert child.returncode != 0
+    assert "KeyboardInterrupt" in out
+    assert not leftovers(child.pid, tmp_path, iperf_before), leftovers(child.pid, tmp_path, iperf_before)
