@@ -7,7 +7,6 @@ so the console is opened exactly as a board's USB serial port would be.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Self
 
 from hil.errors import BenchError, DutError
+from hil.proc import start_logged, stop_process
 
 CONSOLE_APPEAR_TIMEOUT_S = 5.0
 
@@ -53,9 +53,7 @@ class HostDutProcess:
             "--tap", self.spec.tap, "--ip", self.spec.ip, "--netmask", self.spec.netmask,
             "--mac", self.spec.mac, "--console", "pty", "--pty-link", str(self.console_path),
         ]  # fmt: skip
-        log = self.log_path.open("ab")
-        self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-        log.close()
+        self._proc = start_logged(args, self.log_path, "host DUT")
         deadline = time.monotonic() + CONSOLE_APPEAR_TIMEOUT_S
         while not self.console_path.exists():
             if self._proc.poll() is not None:
@@ -86,15 +84,7 @@ class HostDutProcess:
 
     def stop(self, grace_s: float = 3.0) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=grace_s)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_process(proc, grace_s)
         if self.console_path.is_symlink():
             self.console_path.unlink()
 

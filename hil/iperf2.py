@@ -7,8 +7,6 @@ UDP, ``,jitter_ms,lost,total,loss_pct,out_of_order``. A UDP client's own record 
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -16,6 +14,7 @@ from pathlib import Path
 from typing import Self
 
 from hil.errors import BenchError
+from hil.proc import start_logged, stop_process
 
 IPERF2 = "iperf"
 
@@ -148,14 +147,8 @@ class Iperf2Server:
         self.stop()
 
     def start(self) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("wb")
-        try:
-            self._proc = subprocess.Popen(self.argv, stdout=log, stderr=log, start_new_session=True)
-        except FileNotFoundError as exc:
-            raise BenchError(f"{IPERF2} is not installed on the PC side (Debian package `iperf`)") from exc
-        finally:
-            log.close()
+        self.log_path.write_bytes(b"")
+        self._proc = start_logged(self.argv, self.log_path, "iperf 2 server (Debian package `iperf`)")
         self._wait_listening(5.0)
 
     def _wait_listening(self, timeout_s: float) -> None:
@@ -189,11 +182,4 @@ class Iperf2Server:
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=2.0)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_process(proc)

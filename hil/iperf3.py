@@ -1,0 +1,142 @@
+"""The PC side's iperf 3 (Debian `iperf3`), parsed from its JSON output (-J).
+
+iperf 3 speaks its own protocol, so it drives peers that run iperf 3 (the thesis's Hub, a
+second PC); the project's firmware speaks iperf 2. A client run reports both ends: the sender's
+bytes and retransmits and the receiver's goodput, and for UDP the receiver's loss and jitter.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Self
+
+from hil.errors import BenchError
+from hil.proc import start_logged, stop_process
+
+IPERF3 = "iperf3"
+
+
+@dataclass(frozen=True)
+class Iperf3Result:
+    sender_mbps: float
+    receiver_mbps: float
+    duration_s: float
+    retransmits: int | None = None
+    jitter_ms: float | None = None
+    lost_packets: int | None = None
+    packets: int | None = None
+    lost_percent: float | None = None
+
+
+def parse_json(text: str) -> Iperf3Result:
+    """Parses iperf3 -J output of a client; an iperf3 `error` becomes a BenchError naming it."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        raise BenchError(f"iperf3 printed no JSON: {text.strip()[:200] or 'no output'}") from None
+    if "error" in data:
+        raise BenchError(f"iperf3: {data['error']}")
+    end = data.get("end", {})
+    if "sum_received" in end:  # TCP
+        sent, recv = end["sum_sent"], end["sum_received"]
+        return Iperf3Result(
+            sender_mbps=sent["bits_per_second"] / 1e6,
+            receiver_mbps=recv["bits_per_second"] / 1e6,
+            duration_s=recv["seconds"],
+            retransmits=sent.get("retransmits"),
+        )
+    if "sum" in end:  # UDP: the client's summary carries the server's loss and jitter
+        s = end["sum"]
+        recv = end.get("sum_received", s)
+        return Iperf3Result(
+            sender_mbps=end.get("sum_sent", s)["bits_per_second"] / 1e6,
+            receiver_mbps=recv["bits_per_second"] / 1e6,
+            duration_s=s["seconds"],
+            jitter_ms=s.get("jitter_ms"),
+            lost_packets=s.get("lost_packets"),
+            packets=s.get("packets"),
+            lost_percent=s.get("lost_percent"),
+        )
+    raise BenchError("iperf3 JSON has no end summary")
+
+
+@dataclass(frozen=True)
+class Iperf3ClientArgs:
+    host: str
+    port: int = 5201
+    udp: bool = False
+    duration_s: float = 10.0
+    length: int | None = None
+    bandwidth: str | None = None  # e.g. "95M" (iperf3: M = 10^6)
+    reverse: bool = False
+    bidir: bool = False
+    window: str | None = None
+
+    def argv(self) -> list[str]:
+        args = [IPERF3, "-c", self.host, "-p", str(self.port), "-J", "-t", f"{self.duration_s:g}"]
+        if self.udp:
+            args += ["-u", "-b", self.bandwidth or "1M"]
+        elif self.bandwidth:
+            args += ["-b", self.bandwidth]
+        if self.length:
+            args += ["-l", str(self.length)]
+        if self.reverse:
+            args.append("-R")
+        if self.bidir:
+            args.append("--bidir")
+        if self.window:
+            args += ["-w", self.window]
+        return args
+
+
+def run_client(netns_prefix: list[str], args: Iperf3ClientArgs, timeout_s: float) -> tuple[Iperf3Result, str]:
+    argv = [*netns_prefix, *args.argv()]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"iperf3 client did not finish within {timeout_s:g} s: {' '.join(argv)}") from None
+    except FileNotFoundError:
+        raise BenchError(f"{IPERF3} is not installed on the PC side (Debian package `iperf3`)") from None
+    return parse_json(proc.stdout), proc.stdout
+
+
+class Iperf3Server:
+    """An iperf3 server (one test, -1) in a namespace; always stopped on exit."""
+
+    def __init__(self, netns_prefix: list[str], port: int, log_path: Path) -> None:
+        self.netns_prefix = netns_prefix
+        self.argv = [*netns_prefix, IPERF3, "-s", "-1", "-p", str(port), "-J"]
+        self.port = port
+        self.log_path = log_path
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log_path.write_bytes(b"")
+        self._proc = start_logged(self.argv, self.log_path, "iperf3 server (Debian package `iperf3`)")
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise BenchError(f"iperf3 server exited at start: {self.log_path.read_text()[-200:]}")
+            ss = subprocess.run([*self.netns_prefix, "ss", "-ltn", "sport", f"= :{self.port}"],
+                                capture_output=True, text=True, check=False)  # fmt: skip
+            if f":{self.port}" in ss.stdout:
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise BenchError(f"iperf3 server did not listen on port {self.port} within 5 s")
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        stop_process(proc)

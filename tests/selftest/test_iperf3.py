@@ -1,0 +1,46 @@
+"""iperf 3 on loopback: JSON parsing, a real client/server run, and a clean server kill."""
+
+import json
+
+import pytest
+
+from hil.errors import BenchError
+from hil.iperf3 import Iperf3ClientArgs, Iperf3Server, parse_json, run_client
+
+pytestmark = pytest.mark.selftest
+
+TCP = {
+    "end": {
+        "sum_sent": {"seconds": 1.0, "bytes": 1, "bits_per_second": 95e6, "retransmits": 2},
+        "sum_received": {"seconds": 1.0, "bytes": 1, "bits_per_second": 94e6},
+    }
+}
+UDP = {"end": {"sum": {"seconds": 2.0, "bits_per_second": 50e6, "jitter_ms": 0.01, "lost_packets": 3,
+                       "packets": 1000, "lost_percent": 0.3}}}  # fmt: skip
+
+
+def test_parse_tcp_and_udp():
+    t = parse_json(json.dumps(TCP))
+    assert t.sender_mbps == 95 and t.receiver_mbps == 94 and t.retransmits == 2
+    u = parse_json(json.dumps(UDP))
+    assert u.lost_percent == 0.3 and u.packets == 1000 and u.jitter_ms == 0.01
+
+
+def test_errors_are_bench_errors():
+    with pytest.raises(BenchError, match="iperf3: unable to connect"):
+        parse_json('{"error": "unable to connect to server: Connection refused"}')
+    with pytest.raises(BenchError, match="no JSON"):
+        parse_json("garbage")
+
+
+def test_udp_always_has_a_rate():
+    argv = Iperf3ClientArgs(host="h", udp=True).argv()
+    assert argv[argv.index("-b") + 1] == "1M"
+
+
+def test_real_run_on_loopback(tmp_path):
+    with Iperf3Server([], port=5299, log_path=tmp_path / "server.json") as srv:
+        result, raw = run_client([], Iperf3ClientArgs(host="127.0.0.1", port=5299, duration_s=1), timeout_s=20)
+        proc = srv._proc
+    assert result.receiver_mbps > 10 and '"end"' in raw
+    assert proc is not None and proc.poll() is not None  # the server is gone
