@@ -1,0 +1,1 @@
+"""Result records: JSONL written after each test, Allure metrics, the terminal summary."""
