@@ -90,9 +90,16 @@ class Recorder:
             samples.append((f"run{i}_mbps", v, rec.unit, "higher"))
         metrics = [
             {
-                "id": mid, "key": key, "value": round(value, 4), "start": int(start * 1000), "stop": int(stop * 1000),
-                "title": f"{mid} {key}", "unit": unit, "better": better, "group": rec.scenario,
-            }  # fmt: skip
+                "id": mid,
+                "key": key,
+                "value": round(value, 4),
+                "start": int(start * 1000),
+                "stop": int(stop * 1000),
+                "title": f"{mid} {key}",
+                "unit": unit,
+                "better": better,
+                "group": rec.scenario,
+            }
             for key, value, unit, better in samples
         ]
         self.allure_dir.mkdir(parents=True, exist_ok=True)
@@ -103,7 +110,10 @@ def summary_table(rows: list[CaseRecord]) -> list[str]:
     """The short table printed at the end of a run."""
     if not rows:
         return []
-    head = f"{'scenario/case':28s} {'median':>9s} {'min':>9s} {'max':>9s} {'sd':>6s} {'theory':>8s} {'eff%':>6s} {'loss%':>7s}  verdict"
+    head = (
+        f"{'scenario/case':28s} {'median':>9s} {'min':>9s} {'max':>9s} {'sd':>6s} {'theory':>8s} "
+        f"{'eff%':>6s} {'loss%':>7s}  verdict"
+    )
     out = [head, "-" * len(head)]
     for r in rows:
         theory = f"{r.theory:8.2f}" if r.theory else f"{'-':>8s}"
