@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from hil.config.errors import ConfigError, from_validation, read_yaml
+from hil.config.errors import ConfigError, load_model
 from hil.paths import PROJECT_ROOT
 
 DEFAULT_BENCH_FILE = PROJECT_ROOT / "bench" / "virtual.yaml"
@@ -145,10 +145,4 @@ class BenchConfig(Strict):
 
 
 def load_bench(path: Path) -> BenchConfig:
-    data = read_yaml(path)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping with a `duts` list at the top level")
-    try:
-        return BenchConfig.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation(path, exc) from None
+    return load_model(path, BenchConfig, "a mapping with a `duts` list at the top level")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class ConfigError(ValueError):
@@ -42,3 +45,14 @@ def read_yaml(path: Path) -> object:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+
+
+def load_model(path: Path, model: type[ModelT], expected: str) -> ModelT:
+    """Reads a YAML file into a validated model; every problem is one ConfigError line."""
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected {expected}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation(path, exc) from None

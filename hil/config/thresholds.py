@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from hil.config.errors import ConfigError, from_validation, read_yaml
+from hil.config.errors import ConfigError, load_model
 from hil.paths import PROJECT_ROOT
 
 THRESHOLDS_DIR = PROJECT_ROOT / "thresholds"
@@ -59,10 +59,4 @@ def profile_path(name: str) -> Path:
 
 
 def load_thresholds(path: Path) -> ThresholdProfile:
-    data = read_yaml(path)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping with `profile` and `scenarios`")
-    try:
-        return ThresholdProfile.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation(path, exc) from None
+    return load_model(path, ThresholdProfile, "a mapping with `profile` and `scenarios`")
