@@ -1,14 +1,18 @@
 """The host build of the test firmware run as a DUT process inside the DUT namespace.
 
-The program creates a pseudo-terminal for its console and links it at a path the suite chooses,
-so the console is opened exactly as a board's USB serial port would be.
+Its console is a pseudo-terminal opened by the suite exactly as a board's USB serial port. Either
+the program creates the pseudo-terminal itself and links it at a path the suite chooses, or the
+bench owns it (PtySerialLine) and hands the program its device side: then, like a USB serial
+adapter, the port survives the DUT being killed, restarted or flashed with another build.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import time
+import tty
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
@@ -29,13 +33,40 @@ class HostDutSpec:
     mac: str = "02:00:00:00:00:02"
 
 
+class PtySerialLine:
+    """A pseudo-terminal owned by the bench: the DUT program gets the master side as its UART,
+    the suite opens the other side at `link`."""
+
+    def __init__(self, link: Path) -> None:
+        self.link = link
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.master, False)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(os.ttyname(self.slave))
+
+    def program_env(self) -> dict[str, str]:
+        """Environment that makes the host firmware use this line (in, out, held slave)."""
+        return {**os.environ, "HILFW_CONSOLE_FDS": f"{self.master},{self.master},{self.slave}"}
+
+    def close(self) -> None:
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.link.is_symlink():
+            self.link.unlink()
+
+
 class HostDutProcess:
     """Starts, watches and stops one host DUT program."""
 
-    def __init__(self, spec: HostDutSpec, workdir: Path) -> None:
+    def __init__(self, spec: HostDutSpec, workdir: Path, line: PtySerialLine | None = None) -> None:
         self.spec = spec
         self.workdir = workdir
-        self.console_path = workdir / "console"
+        self.line = line
+        self.console_path = line.link if line else workdir / "console"
         self.log_path = workdir / "dut-process.log"
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -46,13 +77,19 @@ class HostDutProcess:
                 f"firmware image not found or not executable: {binary} (build it with firmware/tools/build-host.sh)"
             )
         self.workdir.mkdir(parents=True, exist_ok=True)
-        if self.console_path.is_symlink():
-            self.console_path.unlink()
         args = [
             "ip", "netns", "exec", self.spec.netns, str(binary),
-            "--tap", self.spec.tap, "--ip", self.spec.ip, "--netmask", self.spec.netmask,
-            "--mac", self.spec.mac, "--console", "pty", "--pty-link", str(self.console_path),
+            "--tap", self.spec.tap, "--ip", self.spec.ip, "--netmask", self.spec.netmask, "--mac", self.spec.mac,
         ]  # fmt: skip
+        if self.line is not None:
+            line = self.line
+            self._proc = start_logged(
+                args, self.log_path, "host DUT", env=line.program_env(), pass_fds=(line.master, line.slave)
+            )
+            return
+        if self.console_path.is_symlink():
+            self.console_path.unlink()
+        args += ["--console", "pty", "--pty-link", str(self.console_path)]
         self._proc = start_logged(args, self.log_path, "host DUT")
         deadline = time.monotonic() + CONSOLE_APPEAR_TIMEOUT_S
         while not self.console_path.exists():
@@ -85,7 +122,7 @@ class HostDutProcess:
     def stop(self, grace_s: float = 3.0) -> None:
         proc, self._proc = self._proc, None
         stop_process(proc, grace_s)
-        if self.console_path.is_symlink():
+        if self.line is None and self.console_path.is_symlink():
             self.console_path.unlink()
 
     def __enter__(self) -> Self:

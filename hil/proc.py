@@ -11,11 +11,25 @@ from pathlib import Path
 from hil.errors import BenchError
 
 
-def start_logged(argv: list[str], log_path: Path, what: str) -> subprocess.Popen[bytes]:
+def start_logged(
+    argv: list[str],
+    log_path: Path,
+    what: str,
+    env: dict[str, str] | None = None,
+    pass_fds: tuple[int, ...] = (),
+) -> subprocess.Popen[bytes]:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
         try:
-            return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                env=env,
+                pass_fds=pass_fds,
+            )
         except FileNotFoundError as exc:
             raise BenchError(f"{what}: program not found: {exc.filename}") from None
 

@@ -47,11 +47,23 @@ def iperf_processes() -> set[str]:
     return set(out.splitlines())
 
 
+def dut_processes(results: Path) -> list[int]:
+    """Host DUT programs whose output goes to a log under `results` (i.e. started by that run)."""
+    out = subprocess.run(["pgrep", "-x", "hil-fw-host"], capture_output=True, text=True, check=False).stdout
+    pids = []
+    for pid in map(int, out.split()):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/1").startswith(str(results)):
+                pids.append(pid)
+        except OSError:
+            continue
+    return pids
+
+
 def leftovers(pid: int, results: Path, iperf_before: set[str]) -> list[str]:
     """Namespaces, DUT processes and iperf processes a child run of the suite left behind."""
     found = [ns for ns in list_namespaces() if ns.startswith(f"hil-{pid}-")]
-    duts = subprocess.run(["pgrep", "-a", "-f", f"pty-link {results}"], capture_output=True, text=True, check=False)
-    found += duts.stdout.splitlines()
+    found += [f"DUT process {pid}" for pid in dut_processes(results)]
     found += sorted(iperf_processes() - iperf_before)
     return found
 
@@ -115,8 +127,7 @@ def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         busy = any(ns.startswith(prefix) for ns in list_namespaces())
-        dut = subprocess.run(["pgrep", "-f", f"pty-link {tmp_path}"], capture_output=True, check=False)
-        if busy and dut.returncode == 0:
+        if busy and dut_processes(tmp_path):
             break
         time.sleep(0.2)
     else:

@@ -126,6 +126,7 @@ static int inherit_console(struct host_console *con)
         return 0;
     }
     unsetenv("HILFW_CONSOLE_FDS");
+    fcntl(con->out_fd, F_SETFL, fcntl(con->out_fd, F_GETFL) | O_NONBLOCK);
     return 1;
 }
 
