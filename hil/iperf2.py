@@ -127,8 +127,16 @@ def run_client(netns_prefix: list[str], args: Iperf2ClientArgs, timeout_s: float
 class Iperf2Server:
     """An iperf 2 server in a namespace, stopped (and killed if need be) on exit."""
 
-    def __init__(self, netns_prefix: list[str], udp: bool, port: int, log_path: Path, bind: str | None = None) -> None:
-        self.argv = [*netns_prefix, IPERF2, "-s", "-p", str(port), "-y", "C"]
+    def __init__(
+        self,
+        netns_prefix: list[str],
+        udp: bool,
+        port: int,
+        log_path: Path,
+        bind: str | None = None,
+        extra: list[str] | None = None,
+    ) -> None:
+        self.argv = [*netns_prefix, IPERF2, "-s", "-p", str(port), "-y", "C", *(extra or [])]
         if udp:
             self.argv.append("-u")
         if bind:

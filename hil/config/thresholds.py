@@ -44,14 +44,16 @@ class ThresholdProfile(BaseModel):
     scenarios: dict[str, dict[str, Limits]]
 
     def limits(self, scenario: str, case: str) -> Limits:
-        """The limits of a case; a case without limits is an error, never a pass."""
-        try:
-            return self.scenarios[scenario][case]
-        except KeyError:
+        """The limits of a case, else the scenario's `default` entry; a case without limits is an
+        error, never a pass."""
+        cases = self.scenarios.get(scenario, {})
+        found = cases.get(case) or cases.get("default")
+        if found is None:
             raise ConfigError(
                 f"threshold profile {self.profile!r} has no limits for {scenario}/{case}: "
                 "every measured case needs a threshold"
-            ) from None
+            )
+        return found
 
 
 def profile_path(name: str) -> Path:

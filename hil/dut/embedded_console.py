@@ -46,7 +46,11 @@ class EmbeddedConsole:
         self.dut.write(line)  # pytest-embedded appends the line ending
 
     def wait_final(
-        self, command: str, timeout_s: float, accept: Callable[[FinalLine], bool] | None = None
+        self,
+        command: str,
+        timeout_s: float,
+        accept: Callable[[FinalLine], bool] | None = None,
+        boot_is_answer: bool = False,
     ) -> CommandReply:
         name = command.split()[0]
         output: list[str] = []
@@ -69,6 +73,8 @@ class EmbeddedConsole:
             if final is None:
                 continue
             if final.kind == "BOOT":
+                if boot_is_answer:
+                    return CommandReply(command, final, output)
                 raise DutError(f"DUT rebooted while running `{command}`")
             if final.command != name:
                 continue
@@ -108,7 +114,7 @@ class EmbeddedConsole:
         while (remaining := deadline - time.monotonic()) > 0:
             self.send("version")
             try:
-                return self.wait_final("version", min(2.0, remaining)).final
+                return self.wait_final("version", min(2.0, remaining), boot_is_answer=True).final
             except ConsoleTimeout:
                 continue
         raise ConsoleTimeout(f"DUT did not answer `version` within {timeout_s:g} s")

@@ -6,6 +6,10 @@ both sides' numbers, the receiver's goodput first.
 
 from __future__ import annotations
 
+import re
+import subprocess
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -21,10 +25,14 @@ GENERATOR_TOLERANCE = 0.97  # a sender below 97 % of the requested rate is "gene
 class TrafficSpec:
     proto: Literal["tcp", "udp"]
     direction: Literal["dut_tx", "dut_rx"]
-    duration_s: float
+    duration_s: float  # with `amount`: the expected duration (sets the timeouts)
     length: int | None = None
     rate_mbps: float | None = None  # required for UDP: never iperf's 1 Mbit/s default
     port: int = 5001
+    amount: str | None = None  # bytes to transfer (iperf -n) instead of a duration
+    pc_window: str | None = None  # PC-side socket buffer (iperf -w)
+    pc_mss: int | None = None  # PC-side TCP_MAXSEG (iperf -M)
+    observe_mss: bool = False  # read the connection's MSS from the PC's kernel during the test
 
     def __post_init__(self) -> None:
         if self.proto == "udp" and not self.rate_mbps:
@@ -51,7 +59,41 @@ class TrafficResult:
     datagrams: int | None = None
     jitter_ms: float | None = None
     generator_limited: bool = False
+    bytes: int | None = None
+    duration_s: float | None = None
+    observed_mss: int | None = None  # MSS of the segments on the wire in the test's direction
     raw: dict[str, str] = field(default_factory=dict)
+
+
+_SS_MSS = re.compile(r"\bmss:(\d+)")
+_SS_RCVMSS = re.compile(r"\brcvmss:(\d+)")
+
+
+def parse_ss_mss(text: str, pc_sends: bool) -> int | None:
+    """MSS from `ss -tin`: the PC's send MSS when it sends, its estimate of the received
+    segments' size (rcvmss) when it receives."""
+    m = (_SS_MSS if pc_sends else _SS_RCVMSS).search(text)
+    return int(m.group(1)) if m else None
+
+
+class _MssProbe:
+    """Samples the test connection's MSS in the PC namespace while the test runs."""
+
+    def __init__(self, pc: PcSide, spec: TrafficSpec) -> None:
+        self.text = ""
+        delay = min(0.5, spec.duration_s / 2) if spec.amount else spec.duration_s / 2
+        argv = [*pc.netns_prefix, "ss", "-tin", f"( sport = :{spec.port} or dport = :{spec.port} )"]
+
+        def sample() -> None:
+            time.sleep(delay)
+            self.text = subprocess.run(argv, capture_output=True, text=True, check=False).stdout
+
+        self.thread = threading.Thread(target=sample, daemon=True)
+        self.thread.start()
+
+    def result(self, pc_sends: bool) -> int | None:
+        self.thread.join(timeout=5)
+        return parse_ss_mss(self.text, pc_sends)
 
 
 @dataclass
@@ -73,7 +115,7 @@ def _dut_iperf_line(spec: TrafficSpec, server_ip: str | None) -> str:
         parts.append("-u")
     parts += ["-p", str(spec.port)]
     if server_ip:
-        parts += ["-t", f"{spec.duration_s:g}"]
+        parts += ["-n", spec.amount] if spec.amount else ["-t", f"{spec.duration_s:g}"]
         if spec.length:
             parts += ["-l", str(spec.length)]
         if rate := spec.rate_arg():
@@ -86,12 +128,17 @@ def _limited(sent_mbps: float, spec: TrafficSpec) -> bool:
 
 
 def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
-    timeout = spec.duration_s + 30
+    timeout = spec.duration_s * 2 + 30
+    probe: _MssProbe | None = None
     if spec.direction == "dut_tx":
         log = pc.workdir / f"iperf2-server-{spec.case_id}.csv"
-        with Iperf2Server(pc.netns_prefix, udp=spec.proto == "udp", port=spec.port, log_path=log) as srv:
+        extra = (["-w", spec.pc_window] if spec.pc_window else []) + (["-M", str(spec.pc_mss)] if spec.pc_mss else [])
+        with Iperf2Server(pc.netns_prefix, udp=spec.proto == "udp", port=spec.port, log_path=log, extra=extra) as srv:
             line = _dut_iperf_line(spec, pc.ip)
-            reply = dut.console.command(line, timeout_s=timeout)
+            dut.console.send(line)
+            if spec.observe_mss:
+                probe = _MssProbe(pc, spec)
+            reply = dut.console.wait_final(line, timeout_s=timeout)
             if not reply.final.ok:
                 raise DutError(f"DUT refused `{line}`: {reply.final.reason}")
             if reply.final.fields.get("status") != "ok":
@@ -101,15 +148,20 @@ def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
         final = reply.final
         sent = final.get_float("mbps")
         result = TrafficResult(spec, receiver_mbps=record.mbps, sender_mbps=sent)
+        result.bytes, result.duration_s = record.bytes, record.duration_s
         result.raw = {"pc iperf2 server": pc_raw, "dut console": "\n".join(reply.output)}
+        if probe is not None:
+            result.observed_mss = probe.result(pc_sends=False)
     else:
         line = _dut_iperf_line(spec, None)
         dut.console.send(line)
         dut.console.wait_text(r"server listening", timeout_s=10)
         args = Iperf2ClientArgs(
-            host=dut.ip, port=spec.port, udp=spec.proto == "udp", duration_s=spec.duration_s,
-            length=spec.length, bandwidth=spec.rate_arg(),
+            host=dut.ip, port=spec.port, udp=spec.proto == "udp", duration_s=spec.duration_s, amount=spec.amount,
+            length=spec.length, bandwidth=spec.rate_arg(), window=spec.pc_window, mss=spec.pc_mss,
         )  # fmt: skip
+        if spec.observe_mss:
+            probe = _MssProbe(pc, spec)
         try:
             run = run_client(pc.netns_prefix, args, timeout_s=timeout)
         except BenchError:
@@ -121,6 +173,9 @@ def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
             raise DutError(f"DUT server ended with {final.reason or final.fields.get('status')}")
         record = run.record
         result = TrafficResult(spec, receiver_mbps=final.get_float("mbps"), sender_mbps=record.mbps)
+        result.bytes, result.duration_s = final.get_int("bytes"), final.get_int("duration_us") / 1e6
+        if probe is not None:
+            result.observed_mss = probe.result(pc_sends=True)
         result.raw = {"pc iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}", "dut console": "\n".join(reply.output)}
     if spec.proto == "udp":
         if spec.direction == "dut_tx":

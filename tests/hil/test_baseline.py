@@ -18,7 +18,7 @@ from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps, udp_goodput_mbps
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
 
-pytestmark = pytest.mark.hil
+pytestmark = [pytest.mark.hil, pytest.mark.baseline]
 
 SCENARIO = "baseline"
 UDP_LEN = 1470

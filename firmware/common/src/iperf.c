@@ -254,7 +254,7 @@ static void tcp_client_drain_check(uint64_t now)
 {
     if (ip.pcb != NULL && ip.pcb->unacked == NULL && ip.pcb->unsent == NULL) {
         ip.end_us = now;
-        finish("ok");
+        finish(ip.bytes > 0 ? "ok" : "stalled"); /* connected but could not send a byte */
     }
 }
 
@@ -277,12 +277,18 @@ static void tcp_client_push(void)
     bool wrote = false;
     while (allowance > 0) {
         uint32_t space = tcp_sndbuf(ip.pcb);
-        if (space == 0 || tcp_sndqueuelen(ip.pcb) >= TCP_SND_QUEUELEN - 1) {
+        uint32_t queued = tcp_sndqueuelen(ip.pcb);
+        if (space == 0 || queued >= TCP_SND_QUEUELEN - 1) {
             break;
         }
+        /* a referenced write costs up to two pbufs per segment of the peer's MSS */
+        uint32_t by_queue = ((TCP_SND_QUEUELEN - queued) / 2u) * tcp_mss(ip.pcb);
         uint64_t chunk = ip.cfg.len - ip.write_offset;
         if (chunk > space) {
             chunk = space;
+        }
+        if (chunk > by_queue) {
+            chunk = by_queue;
         }
         if (chunk > sizeof tx_payload) {
             chunk = sizeof tx_payload;
@@ -296,7 +302,10 @@ static void tcp_client_push(void)
         if (chunk == 0) {
             break;
         }
-        err_t err = tcp_write(ip.pcb, tx_payload, (u16_t)chunk, TCP_WRITE_FLAG_MORE);
+        /* Writes shorter than a segment are copied, as a socket layer does, so lwIP can fill
+         * full segments; longer ones are sent by reference from the constant payload. */
+        u8_t flags = TCP_WRITE_FLAG_MORE | (chunk < TCP_MSS ? TCP_WRITE_FLAG_COPY : 0);
+        err_t err = tcp_write(ip.pcb, tx_payload, (u16_t)chunk, flags);
         if (err != ERR_OK) {
             break; /* ERR_MEM: queue full, retried from the sent callback */
         }

@@ -1,0 +1,1 @@
+"""Scenario building blocks: profiles, sweeps, the UDP capacity search, latency, charts."""

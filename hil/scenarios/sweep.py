@@ -1,0 +1,104 @@
+"""Measuring one point of a scenario: repetitions, evidence, a record written before any check;
+then checking a whole sweep against its thresholds at once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import allure
+
+from hil.checks import BELOW_THRESHOLD, Measurement, violations
+from hil.config.thresholds import Limits
+from hil.results.recorder import CaseRecord, make_record
+from hil.stats import summarize
+from hil.theory import tcp_goodput_mbps
+from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
+
+if TYPE_CHECKING:
+    from fixtures.bench import HilContext
+
+
+@dataclass
+class Point:
+    """One point of a sweep: what flows, what it is called, what the link allows."""
+
+    case: str  # threshold key and record name, e.g. "dut_rx-w32K"
+    spec: TrafficSpec
+    theory_mbps: float | None  # None on an unshaped link: no line rate to compare with
+    x: float = 0.0  # the swept value, for charts
+
+
+def attach_text(name: str, text: str) -> None:
+    allure.attach(text or "(empty)", name=name, attachment_type=allure.attachment_type.TEXT)
+
+
+def attach_png(name: str, png: bytes) -> None:
+    allure.attach(png, name=name, attachment_type=allure.attachment_type.PNG)
+
+
+def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = None) -> CaseRecord:
+    """Runs a point `repeat` times and records every number (JSONL, metrics) before any check."""
+    repeat = repeat or hil.repeat
+    start = time.time()
+    runs: list[TrafficResult] = []
+    with allure.step(f"{scenario} {point.case}: {repeat} x {point.spec.amount or f'{point.spec.duration_s:g} s'}"):
+        for i in range(1, repeat + 1):
+            r = run_traffic(point.spec, hil.pc_side, hil.dut_side)
+            for name, text in r.raw.items():
+                attach_text(f"{point.case} run {i}: {name}", text)
+            runs.append(r)
+    summary = summarize([r.receiver_mbps for r in runs])
+    observed = [r.observed_mss for r in runs if r.observed_mss]
+    theory = point.theory_mbps
+    if point.spec.proto == "tcp" and observed and theory is not None:
+        theory = tcp_goodput_mbps(hil.link_mbit, max(observed))  # the segments really on the wire
+    rec = make_record(scenario, point.case, hil.dut.config.name, summary, theory)
+    if point.spec.proto == "udp":
+        rec.loss_pct = max(r.loss_pct or 0.0 for r in runs)
+        rec.jitter_ms = max(r.jitter_ms or 0.0 for r in runs)
+        rec.generator_limited = any(r.generator_limited for r in runs)
+        rec.extra["offered_mbps"] = point.spec.rate_mbps
+    rec.extra["sender_mbps"] = [round(r.sender_mbps, 3) for r in runs]
+    if point.spec.amount:
+        rec.extra["bytes"] = [r.bytes for r in runs]
+        rec.extra["duration_s"] = [round(r.duration_s or 0.0, 3) for r in runs]
+    if point.spec.observe_mss:
+        rec.extra["requested_mss"] = point.spec.pc_mss
+        rec.extra["observed_mss"] = max(observed) if observed else None
+    rec.extra["x"] = point.x
+    hil.recorder.record(rec, start, time.time())
+    return rec
+
+
+def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord]) -> None:
+    """Checks every record of a scenario against its limits (all recorded first) and fails with
+    one message listing every violation; a generator that missed its rate is a bench fault."""
+    problems: list[str] = []
+    limited = [r.case for r in records if r.generator_limited]
+    for rec in records:
+        limits: Limits = hil.thresholds.limits(scenario, rec.case)
+        rec.threshold = {k: v for k, v in limits.model_dump().items() if v is not None}
+        m = Measurement(scenario, rec.case, rec.median, rec.theory or rec.median, loss_pct=rec.loss_pct)
+        found = violations(m, limits)
+        hil.recorder.set_verdict(rec, "below threshold" if found else "passed")
+        problems += [f"{rec.case}: {v}" for v in found]
+    if limited:
+        raise AssertionError(
+            f"BENCH FAULT: the traffic generator could not reach the offered rate for {', '.join(limited)}: "
+            "those numbers do not describe the DUT"
+        )
+    if problems:
+        raise AssertionError(f"{BELOW_THRESHOLD}: {scenario}: " + "; ".join(problems))
+
+
+def table(records: Sequence[CaseRecord], xname: str) -> str:
+    lines = [f"{xname:>12s} {'median':>9s} {'min':>9s} {'max':>9s} {'theory':>8s} {'eff%':>6s}  case"]
+    for r in records:
+        theory = f"{r.theory:8.2f}" if r.theory else f"{'-':>8s}"
+        eff = f"{r.efficiency_pct:6.1f}" if r.efficiency_pct else f"{'-':>6s}"
+        x = r.extra.get("x", "")
+        lines.append(f"{x!s:>12s} {r.median:9.2f} {r.minimum:9.2f} {r.maximum:9.2f} {theory} {eff}  {r.case}")
+    return "\n".join(lines)

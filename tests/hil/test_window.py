@@ -1,0 +1,70 @@
+"""TCP window sweep (seed 000, 5.1.2; seed 001): the PC-side socket buffer (-w) with the DUT
+as server and as client on the shaped link, and the DUT-side window through firmware build
+configurations (TCP_WND = TCP_SND_BUF = k x MSS, one build directory per config) on the
+unshaped link, where PC->DUT throughput must rise with the DUT's receive window."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from fixtures.bench import HilContext
+from hil.parsing import parse_iperf_size
+from hil.scenarios.charts import sweep_chart
+from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
+from hil.theory import tcp_goodput_mbps
+from hil.traffic.roles import TrafficSpec
+
+pytestmark = [pytest.mark.hil, pytest.mark.window]
+
+
+@pytest.mark.parametrize("direction", ["dut_rx", "dut_tx"])
+def test_pc_window_sweep(hil: HilContext, direction: str) -> None:
+    scenario = "window_pc"
+    theory = tcp_goodput_mbps(hil.link_mbit, 1460)
+    records = []
+    for w in hil.profile.pc_windows:
+        spec = TrafficSpec("tcp", direction, hil.duration_s, pc_window=w)  # type: ignore[arg-type]
+        records.append(measure(hil, scenario, Point(f"{direction}-w{w}", spec, theory, x=parse_iperf_size(w))))
+    attach_text("window sweep", table(records, "window (B)"))
+    attach_png(
+        "throughput vs PC window",
+        sweep_chart(
+            f"TCP {direction}: goodput vs PC-side window (-w)",
+            "PC socket buffer (bytes)",
+            {direction: [(r.extra["x"], r.median) for r in records]},
+            theory=[(r.extra["x"], theory) for r in records],
+            logx=True,
+        ),
+    )
+    check(hil, scenario, records)
+
+
+def test_dut_window_ladder(hil: HilContext) -> None:
+    scenario = "window_dut"
+    records = []
+    with hil.unshaped_link():
+        for config, k in hil.profile.dut_window_configs:
+            identity = hil.flash_config(config)
+            wnd = int(identity.fields["tcp_wnd"])
+            spec = TrafficSpec("tcp", "dut_rx", hil.duration_s)
+            rec = measure(hil, scenario, Point(f"dut_rx-{config}", spec, None, x=wnd))
+            rec.extra["tcp_wnd_segments"] = k
+            records.append(rec)
+    attach_text("DUT window ladder (unshaped link)", table(records, "TCP_WND (B)"))
+    attach_png(
+        "throughput vs DUT window",
+        sweep_chart(
+            "TCP PC->DUT on the unshaped link: goodput vs the DUT's TCP_WND",
+            "DUT TCP_WND (bytes)",
+            {"PC->DUT": [(r.extra["x"], r.median) for r in records]},
+            logx=True,
+        ),
+    )
+    check(hil, scenario, records)
+    medians = [r.median for r in records]
+    assert all(b > a for a, b in itertools.pairwise(medians)), (
+        "BELOW THRESHOLD: window_dut: PC->DUT throughput does not rise with the DUT's TCP_WND: "
+        + " -> ".join(f"{r.extra['x']:.0f} B: {r.median:.1f} Mbit/s" for r in records)
+    )
