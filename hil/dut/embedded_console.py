@@ -18,7 +18,7 @@ import pexpect
 from hil.console_protocol import FinalLine, parse_final_line
 from hil.errors import ConsoleTimeout, DutError
 
-LINE = re.compile(rb"(?m)^(RESULT|ERR|BOOT) [^\r\n]*\r?\n")
+LINE = re.compile(rb"[^\r\n]*\r?\n")  # every complete line: output and final lines
 POLL_S = 1.0
 
 

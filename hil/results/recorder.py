@@ -74,11 +74,13 @@ class Recorder:
 
     def _write_metrics(self, rec: CaseRecord, start: float, stop: float) -> None:
         mid = f"{rec.scenario}/{rec.case}"
+        better = "lower" if rec.unit == "ms" else "higher"
+        suffix = "ms" if rec.unit == "ms" else "mbps"
         samples: list[tuple[str, float, str, str]] = [
-            ("median_mbps", rec.median, rec.unit, "higher"),
-            ("min_mbps", rec.minimum, rec.unit, "higher"),
-            ("max_mbps", rec.maximum, rec.unit, "higher"),
-            ("stdev_mbps", rec.stdev, rec.unit, "lower"),
+            (f"median_{suffix}", rec.median, rec.unit, better),
+            (f"min_{suffix}", rec.minimum, rec.unit, better),
+            (f"max_{suffix}", rec.maximum, rec.unit, better),
+            (f"stdev_{suffix}", rec.stdev, rec.unit, "lower"),
         ]
         if rec.efficiency_pct is not None:
             samples.append(("efficiency_pct", rec.efficiency_pct, "%", "higher"))
@@ -86,8 +88,12 @@ class Recorder:
             samples.append(("loss_pct", rec.loss_pct, "%", "lower"))
         if rec.jitter_ms is not None:
             samples.append(("jitter_ms", rec.jitter_ms, "ms", "lower"))
-        for i, v in enumerate(rec.values, 1):
-            samples.append((f"run{i}_mbps", v, rec.unit, "higher"))
+        for key in ("p99_ms", "avg_ms"):
+            if isinstance(rec.extra.get(key), int | float):
+                samples.append((key, float(rec.extra[key]), "ms", "lower"))  # type: ignore[arg-type]
+        if rec.unit != "ms":
+            for i, v in enumerate(rec.values, 1):
+                samples.append((f"run{i}_{suffix}", v, rec.unit, better))
         metrics = [
             {
                 "id": mid,

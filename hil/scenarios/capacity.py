@@ -1,0 +1,76 @@
+"""Loss-free UDP capacity search (RFC 2544 style, as TRex's ndr_bench and nfvbench do it):
+the highest offered rate whose loss stays at or below a target.
+
+The first trial offers the theoretical goodput of the link. If it loses too much, its received
+rate brackets the capacity from below; the search then bisects to a resolution and ends with a
+confirmation trial at the rate it found. Every trial checks the generator's achieved rate: a
+generator that cannot reach a rate the link could carry stops the search as "generator-limited"
+instead of producing a false number for the DUT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Trial:
+    offered_mbps: float
+    sent_mbps: float
+    received_mbps: float
+    loss_pct: float
+    generator_limited: bool
+    passed: bool
+
+
+@dataclass
+class SearchResult:
+    rate_mbps: float | None  # highest offered rate that passed (None: nothing passed)
+    trials: list[Trial] = field(default_factory=list)
+    generator_limited: bool = False
+    confirmed: bool = False
+
+
+def search(
+    trial: Callable[[float], Trial],
+    max_mbps: float,
+    resolution_mbps: float,
+    max_trials: int = 10,
+    bracket_margin: float = 0.98,
+) -> SearchResult:
+    if max_mbps <= 0 or resolution_mbps <= 0 or max_trials < 2:
+        raise ValueError("max rate and resolution must be positive, and at least two trials allowed")
+    result = SearchResult(None)
+
+    def run(rate: float) -> Trial:
+        t = trial(rate)
+        result.trials.append(t)
+        result.generator_limited = result.generator_limited or t.generator_limited
+        return t
+
+    lo, hi = 0.0, max_mbps
+    first = run(max_mbps)
+    if first.generator_limited:
+        return result
+    if first.passed:
+        lo = max_mbps
+    else:
+        guess = round(min(max_mbps, first.received_mbps) * bracket_margin, 3)
+        if guess > resolution_mbps:
+            t = run(guess)
+            if t.generator_limited:
+                return result
+            lo, hi = (guess, hi) if t.passed else (lo, guess)
+        while hi - lo > resolution_mbps and len(result.trials) < max_trials - 1:
+            mid = round((lo + hi) / 2, 3)
+            t = run(mid)
+            if t.generator_limited:
+                return result
+            lo, hi = (mid, hi) if t.passed else (lo, mid)
+    if lo <= 0:
+        return result
+    confirm = run(lo)
+    result.confirmed = confirm.passed and not confirm.generator_limited
+    result.rate_mbps = lo if result.confirmed else None
+    return result

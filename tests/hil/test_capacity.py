@@ -1,0 +1,81 @@
+"""Loss-free UDP capacity search, per datagram length and direction: the highest offered rate
+whose loss stays at or below the target (0.1 %), found by bracketing and bisection to 1 % of
+the link rate, confirmed by a last trial, with the generator's achieved rate checked on every
+trial. (The thesis found these rates by hand: 64 B 4.1, 100 B 6.4, 500 B 32, 1448 B 90 Mbit/s.)"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from fixtures.bench import HilContext
+from hil.results.recorder import make_record
+from hil.scenarios.capacity import SearchResult, Trial, search
+from hil.scenarios.charts import sweep_chart
+from hil.scenarios.sweep import attach_png, attach_text, check
+from hil.stats import summarize
+from hil.theory import udp_goodput_mbps
+from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficSpec, run_traffic
+
+pytestmark = [pytest.mark.hil, pytest.mark.capacity]
+
+LOSS_TARGET_PCT = 0.1
+RESOLUTION_OF_LINK = 0.01
+MAX_TRIALS = 10
+
+
+def trials_table(res: SearchResult) -> str:
+    lines = [f"{'#':>2s} {'offered':>9s} {'sent':>9s} {'received':>9s} {'loss %':>8s}  verdict"]
+    for i, t in enumerate(res.trials, 1):
+        verdict = "generator-limited" if t.generator_limited else ("pass" if t.passed else "fail")
+        lines.append(
+            f"{i:2d} {t.offered_mbps:9.3f} {t.sent_mbps:9.3f} {t.received_mbps:9.3f} {t.loss_pct:8.4f}  {verdict}"
+        )
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("direction", ["dut_rx", "dut_tx"])
+def test_udp_capacity_search(hil: HilContext, direction: str) -> None:
+    scenario = "capacity"
+    records = []
+    for length in hil.profile.capacity_lengths:
+        theory = udp_goodput_mbps(hil.link_mbit, length)
+        start = time.time()
+
+        def trial(rate: float, length: int = length) -> Trial:
+            spec = TrafficSpec("udp", direction, hil.profile.capacity_trial_s, length=length, rate_mbps=rate)  # type: ignore[arg-type]
+            r = run_traffic(spec, hil.pc_side, hil.dut_side)
+            limited = r.sender_mbps < GENERATOR_TOLERANCE * rate
+            loss = r.loss_pct or 0.0
+            return Trial(rate, r.sender_mbps, r.receiver_mbps, loss, limited, loss <= LOSS_TARGET_PCT and not limited)
+
+        res = search(trial, max_mbps=theory, resolution_mbps=hil.link_mbit * RESOLUTION_OF_LINK, max_trials=MAX_TRIALS)
+        case = f"{direction}-l{length}"
+        attach_text(f"{case}: trials", trials_table(res))
+        found = res.rate_mbps or 0.0
+        rec = make_record(scenario, case, hil.dut.config.name, summarize([found]), theory)
+        passing = [t for t in res.trials if t.passed]
+        rec.loss_pct = max((t.loss_pct for t in passing), default=None)
+        rec.generator_limited = res.generator_limited
+        rec.extra.update(
+            x=length,
+            trials=len(res.trials),
+            confirmed=res.confirmed,
+            loss_target_pct=LOSS_TARGET_PCT,
+            trial_log=[[t.offered_mbps, round(t.sent_mbps, 3), round(t.loss_pct, 4)] for t in res.trials],
+        )
+        hil.recorder.record(rec, start, time.time())
+        records.append(rec)
+    attach_png(
+        "loss-free rate vs length",
+        sweep_chart(
+            f"UDP {direction}: highest rate with loss <= {LOSS_TARGET_PCT} %",
+            "datagram length (bytes)",
+            {direction: [(r.extra["x"], r.median) for r in records]},
+            theory=[(r.extra["x"], r.theory or 0.0) for r in records],
+        ),
+    )
+    over = [f"{r.case} ({r.extra['trials']} trials)" for r in records if r.extra["trials"] > MAX_TRIALS]
+    assert not over, f"capacity search took more than {MAX_TRIALS} trials: {over}"
+    check(hil, scenario, records)

@@ -1,0 +1,119 @@
+"""Latency (thesis: ping -w 10 each way, avg 0.89/0.94 ms) and flood ping (thesis table 12:
+ping -f -s LEN-8 for LEN 64/100/500/1448, packets, average RTT and loss, both directions).
+PC->DUT uses the OS ping; DUT->PC the firmware's console ping (-i 0 sends on each reply)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import pytest
+
+from fixtures.bench import HilContext
+from hil.errors import BenchError, DutError
+from hil.results.recorder import CaseRecord, make_record
+from hil.scenarios.latency import PingStats, parse_console, parse_iputils, percentile
+from hil.scenarios.sweep import attach_text
+from hil.stats import summarize
+
+pytestmark = [pytest.mark.hil, pytest.mark.latency]
+
+
+def pc_ping(hil: HilContext, args: list[str], timeout_s: float) -> tuple[PingStats, str]:
+    argv = [*hil.pc_side.netns_prefix, "ping", *args, hil.dut_side.ip]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"ping did not finish within {timeout_s:g} s: {' '.join(argv)}") from None
+    text = proc.stdout + proc.stderr
+    try:
+        return parse_iputils(text), f"$ {' '.join(argv)}\n{text}"
+    except ValueError as exc:
+        raise BenchError(f"PC ping failed: {exc}") from None
+
+
+def dut_ping(hil: HilContext, args: str, timeout_s: float) -> tuple[PingStats, str]:
+    line = f"ping {hil.pc_side.ip} {args}"
+    reply = hil.console.command(line, timeout_s=timeout_s)
+    if not reply.final.ok:
+        raise DutError(f"DUT refused `{line}`: {reply.final.reason}")
+    f = reply.final
+    return parse_console(reply.output, f.get_int("sent"), f.get_int("received")), "\n".join(reply.output)
+
+
+def record_latency(hil: HilContext, scenario: str, case: str, stats: PingStats, start: float) -> CaseRecord:
+    values = list(stats.rtts_ms) or ([stats.avg_ms] if stats.avg_ms is not None else [])
+    if not values:
+        raise DutError(f"{case}: no ping reply at all ({stats.sent} sent)")
+    rec = make_record(scenario, case, hil.dut.config.name, summarize(values), None, unit="ms")
+    rec.loss_pct = stats.loss_pct
+    avg = stats.avg_ms if stats.avg_ms is not None else sum(values) / len(values)
+    rec.extra.update(sent=stats.sent, received=stats.received, avg_ms=round(avg, 4))
+    if stats.rtts_ms:
+        rec.extra["p99_ms"] = percentile(stats.rtts_ms, 99)
+    hil.recorder.record(rec, start, time.time())
+    return rec
+
+
+def check_latency(hil: HilContext, scenario: str, records: list[CaseRecord]) -> None:
+    problems = []
+    for rec in records:
+        limits = hil.thresholds.limits(scenario, rec.case)
+        rec.threshold = {k: v for k, v in limits.model_dump().items() if v is not None}
+        found = []
+        worst = rec.extra.get("p99_ms", rec.extra["avg_ms"])
+        if limits.max_latency_ms is not None and worst > limits.max_latency_ms:  # type: ignore[operator]
+            found.append(f"latency {worst:.3f} ms > threshold {limits.max_latency_ms:.3f} ms")
+        if limits.max_loss_pct is not None and (rec.loss_pct or 0.0) > limits.max_loss_pct:
+            found.append(f"loss {rec.loss_pct:.4f} % > threshold {limits.max_loss_pct:.4f} %")
+        hil.recorder.set_verdict(rec, "below threshold" if found else "passed")
+        problems += [f"{rec.case}: {p}" for p in found]
+    assert not problems, f"BELOW THRESHOLD: {scenario}: " + "; ".join(problems)
+
+
+def table(records: list[CaseRecord]) -> str:
+    lines = [f"{'case':24s} {'sent':>7s} {'recv':>7s} {'loss %':>8s} {'min':>7s} {'avg':>7s} {'p99':>7s} {'max':>7s}"]
+    for r in records:
+        p99 = r.extra.get("p99_ms")
+        lines.append(
+            f"{r.case:24s} {r.extra['sent']:7d} {r.extra['received']:7d} {r.loss_pct or 0:8.4f} {r.minimum:7.3f} "
+            f"{r.extra['avg_ms']:7.3f} {(f'{p99:7.3f}' if p99 is not None else '      -')} {r.maximum:7.3f}"
+        )
+    return "\n".join(lines)
+
+
+def test_ping_latency_both_directions(hil: HilContext) -> None:
+    scenario = "latency"
+    n = hil.profile.ping_count
+    start = time.time()
+    pc_stats, pc_raw = pc_ping(hil, ["-c", str(n), "-i", "0.2", "-W", "1"], timeout_s=n * 0.2 + 10)
+    attach_text("PC->DUT ping", pc_raw)
+    records = [record_latency(hil, scenario, "pc_to_dut", pc_stats, start)]
+    start = time.time()
+    dut_stats, dut_raw = dut_ping(hil, f"-c {n} -i 0.2 -W 1", timeout_s=n * 0.2 + 10)
+    attach_text("DUT->PC ping (console)", dut_raw)
+    records.append(record_latency(hil, scenario, "dut_to_pc", dut_stats, start))
+    attach_text("latency", table(records))
+    check_latency(hil, scenario, records)
+
+
+def test_flood_ping(hil: HilContext) -> None:
+    scenario = "flood"
+    records = []
+    for length in hil.profile.flood_lengths:
+        size = length - 8  # as the thesis: ping -f -s LEN-8
+        start = time.time()
+        stats, raw = pc_ping(hil, ["-f", "-s", str(size), "-w", f"{hil.profile.flood_s:g}"], hil.profile.flood_s + 15)
+        attach_text(f"PC->DUT flood {length} B", raw)
+        rec = record_latency(hil, scenario, f"pc_to_dut-{length}", stats, start)
+        rec.extra["x"] = length
+        records.append(rec)
+        count = max(10, int(hil.profile.flood_s * 1000))
+        start = time.time()
+        stats, raw = dut_ping(hil, f"-c {count} -i 0 -s {size} -W 1", timeout_s=hil.profile.flood_s * 10 + 30)
+        attach_text(f"DUT->PC flood {length} B (console, first lines)", "\n".join(raw.splitlines()[:50]))
+        rec = record_latency(hil, scenario, f"dut_to_pc-{length}", stats, start)
+        rec.extra["x"] = length
+        records.append(rec)
+    attach_text("flood ping", table(records))
+    check_latency(hil, scenario, records)

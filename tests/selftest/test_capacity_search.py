@@ -1,0 +1,45 @@
+import pytest
+
+from hil.scenarios.capacity import Trial, search
+
+pytestmark = pytest.mark.selftest
+
+
+def link(capacity: float, generator_max: float = 1e9):
+    """A simulated link: loss above capacity, a generator that tops out at generator_max."""
+
+    def trial(offered: float) -> Trial:
+        sent = min(offered, generator_max)
+        received = min(sent, capacity)
+        loss = 100.0 * (sent - received) / sent
+        limited = sent < 0.97 * offered
+        return Trial(offered, sent, received, loss, limited, loss <= 0.1 and not limited)
+
+    return trial
+
+
+def test_finds_capacity_within_resolution_in_few_trials():
+    r = search(link(93.0), max_mbps=95.64, resolution_mbps=1.0)
+    assert r.confirmed and 92.0 <= r.rate_mbps <= 93.0
+    assert len(r.trials) <= 10
+    assert r.trials[-1].offered_mbps == r.rate_mbps  # the last trial confirms
+
+
+def test_rate_at_line_rate_passes_first_time():
+    r = search(link(200.0), max_mbps=95.64, resolution_mbps=1.0)
+    assert r.rate_mbps == 95.64 and len(r.trials) == 2
+
+
+def test_generator_limited_is_reported_not_blamed_on_the_dut():
+    r = search(link(95.0, generator_max=40.0), max_mbps=95.64, resolution_mbps=1.0)
+    assert r.generator_limited and r.rate_mbps is None and len(r.trials) == 1
+
+
+def test_nothing_passes():
+    r = search(link(0.0001), max_mbps=95.64, resolution_mbps=1.0)
+    assert r.rate_mbps is None and len(r.trials) <= 10
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        search(link(1), max_mbps=0, resolution_mbps=1)
