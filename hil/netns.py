@@ -223,6 +223,13 @@ class VirtualTopology:
         if proc.returncode != 0:
             raise BenchError(f"cannot inject {loss_pct} % loss with nftables: {proc.stderr.strip() or proc.returncode}")
 
+    def loss_counter(self) -> int | None:
+        """Frames dropped so far by the injected loss (None when no loss is injected)."""
+        argv = [*self.exec_prefix(self.dut_ns), "nft", "list", "table", "bridge", "hil_loss"]
+        out = subprocess.run(argv, capture_output=True, text=True, check=False)
+        m = re.search(r"counter packets (\d+)", out.stdout)
+        return int(m.group(1)) if out.returncode == 0 and m else None
+
     def exec_prefix(self, ns: str) -> list[str]:
         return ["ip", "netns", "exec", ns]
 

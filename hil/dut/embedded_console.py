@@ -96,16 +96,20 @@ class EmbeddedConsole:
 
     def wait_text(self, pattern: str, timeout_s: float) -> str:
         """Waits for an output line matching `pattern` (e.g. a server's 'listening' line)."""
-        regex = re.compile(pattern.encode())
+        regex = re.compile(pattern)
         deadline = time.monotonic() + timeout_s
         while (remaining := deadline - time.monotonic()) > 0:
             try:
-                match = self.dut.expect(regex, timeout=min(POLL_S, remaining))
+                match = self.dut.expect(LINE, timeout=min(POLL_S, remaining))
             except pexpect.TIMEOUT:
                 if not self.alive():
                     raise DutError(f"DUT died while waiting for {pattern!r}") from None
                 continue
-            return match.group(0).decode("ascii", errors="replace")
+            line = match.group(0).decode("ascii", errors="replace").rstrip("\r\n")
+            if line.startswith("ERR "):
+                raise DutError(f"DUT refused: {line}")
+            if regex.search(line):
+                return line
         raise ConsoleTimeout(f"DUT printed nothing matching {pattern!r} within {timeout_s:g} s")
 
     def identify(self, timeout_s: float) -> FinalLine:

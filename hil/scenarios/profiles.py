@@ -22,6 +22,7 @@ class Profile:
     ping_count: int
     flood_s: float
     flood_lengths: tuple[int, ...]
+    stream_duration_s: float | None  # None: the stream profile's own duration (the thesis: 300 s)
 
 
 QUICK = Profile(
@@ -39,6 +40,7 @@ QUICK = Profile(
     ping_count=20,
     flood_s=2.0,
     flood_lengths=(64, 100, 500, 1448),
+    stream_duration_s=10.0,
 )
 
 FULL = Profile(
@@ -56,6 +58,7 @@ FULL = Profile(
     ping_count=50,
     flood_s=60.0,  # thesis: ping -f -w 60
     flood_lengths=(64, 100, 500, 1448),
+    stream_duration_s=None,
 )
 
 PROFILES = {p.name: p for p in (QUICK, FULL)}

@@ -21,9 +21,14 @@ from hil.paths import PROJECT_ROOT
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
 
-def run_suite(results: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Runs the HIL suite in a child process and checks it left nothing behind."""
-    argv = [sys.executable, "-m", "pytest", "tests/hil", "--results-dir", str(results),
+BASELINE = "tests/hil/test_baseline.py"
+
+
+def run_suite(
+    results: Path, *args: str, timeout: float = 300, tests: str = BASELINE
+) -> subprocess.CompletedProcess[str]:
+    """Runs (part of) the HIL suite in a child process and checks it left nothing behind."""
+    argv = [sys.executable, "-m", "pytest", tests, "--results-dir", str(results),
             f"--alluredir={results / 'allure-results'}", "--repeat", "1", "--duration", "2", *args]  # fmt: skip
     iperf_before = iperf_processes()
     child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -119,7 +124,7 @@ def test_malformed_file_is_one_clear_error_before_any_test(tmp_path: Path, which
 
 
 def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None:
-    argv = [sys.executable, "-m", "pytest", "tests/hil", "--results-dir", str(tmp_path),
+    argv = [sys.executable, "-m", "pytest", BASELINE, "--results-dir", str(tmp_path),
             f"--alluredir={tmp_path / 'allure-results'}", "--repeat", "3", "--duration", "5"]  # fmt: skip
     iperf_before = iperf_processes()
     child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -139,3 +144,27 @@ def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None
     assert child.returncode != 0
     assert "KeyboardInterrupt" in out
     assert not leftovers(child.pid, tmp_path, iperf_before), leftovers(child.pid, tmp_path, iperf_before)
+
+
+def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path) -> None:
+    bench = tmp_path / "lossy.yaml"
+    bench.write_text(
+        "duts:\n  - name: lossy\n    kind: virtual\n    thresholds: virtual-100m\n    link: {loss_pct: 1}\n"
+    )
+    thresholds = tmp_path / "lossy-thresholds.yaml"
+    thresholds.write_text("profile: lossy\nscenarios:\n  stress-stress:\n    default: {max_loss_pct: 3}\n")
+    proc = run_suite(
+        tmp_path, "-m", "stress", "-k", "not patient", "--profile", "quick", "--stream-duration", "60",
+        "--bench", str(bench), "--thresholds", str(thresholds), timeout=240, tests="tests/hil/test_stress.py",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    totals = [
+        json.loads(line)
+        for line in (tmp_path / "results.jsonl").read_text().splitlines()
+        if '"case": "all"' in line and '"extra"' in line
+    ]
+    extra = totals[-1]["extra"]
+    reported = totals[-1]["loss_pct"]
+    print(f"reported {reported:.3f} %, injector dropped {extra['injected_pct']:.3f} % of {extra['sent']} packets")
+    assert abs(reported - extra["injected_pct"]) <= 0.3
+    assert abs(reported - 1.0) <= 0.3

@@ -42,7 +42,7 @@
 #endif
 #define FW_MEMP_NUM_TCP_PCB 6
 #define FW_MEMP_NUM_TCP_PCB_LISTEN 4
-#define FW_MEMP_NUM_UDP_PCB 6
+#define FW_MEMP_NUM_UDP_PCB 12 /* iperf, the lingering iperf server, FW_STREAM_MAX streams */
 #define FW_MEMP_NUM_RAW_PCB 2
 #define FW_ARP_TABLE_SIZE 8
 
@@ -77,5 +77,12 @@
 #define FW_PING_MAX_SIZE 1472
 #define FW_PING_MAX_COUNT 1000000
 #define FW_PING_SLOTS 64 /* send times kept for replies in flight */
+
+/* ---- stream (bursty multi-stream UDP) ------------------------------------------------------- */
+#define FW_STREAM_MAX 8           /* streams configured at once (both directions) */
+#define FW_STREAM_MIN_SIZE 24     /* the stream header */
+#define FW_STREAM_MAX_SIZE 1472
+#define FW_STREAM_MAX_BURST 1000
+#define FW_STREAM_LINGER_MS 1000  /* after the last burst, receivers wait this long for stragglers */
 
 #endif /* FW_CONFIG_H */

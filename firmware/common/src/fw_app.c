@@ -14,6 +14,7 @@
 #include "lwip/init.h"
 #include "lwip/opt.h"
 #include "ping.h"
+#include "stream.h"
 
 static struct netif *app_netif;
 static const char *running_test;
@@ -123,6 +124,8 @@ static const struct fw_cmd commands[] = {
     {"iperf", "-s | -c IP [-u] [-p port] [-t s | -n bytes] [-l len] [-b bw[kKmMgG]] [-i s] [-S tos] | -a",
      "iperf 2 client/server (TCP, UDP); -a/--abort stops the running test", iperf_command},
     {"ping", "IP [-c count] [-i s] [-s size] [-W s] | -a", "ICMP echo; -i 0 sends on each reply", ping_command},
+    {"stream", "add tx ID IP PORT SIZE BURST PERIOD_MS GAP_US | add rx ID PORT SIZE BURST PERIOD_MS THRESHOLD_MS | start S | clear | -a",
+     "bursty multi-stream UDP: configure streams, run them, report per-stream counts and lost bursts", stream_command},
     {"stats", "[reset]", "lwIP counters: link/IP/ICMP/UDP/TCP, heap and pools with high-water marks", cmd_stats},
     {"restart", "", "reboot the device", cmd_restart},
 };
@@ -148,12 +151,17 @@ void fw_app_poll(void)
     uint64_t now = fw_platform_time_us();
     iperf_poll(now);
     ping_poll(now);
+    stream_poll(now);
 }
 
 uint64_t fw_app_poll_delay_us(void)
 {
     uint64_t next = iperf_next_deadline_us();
     uint64_t p = ping_next_deadline_us();
+    if (p < next) {
+        next = p;
+    }
+    p = stream_next_deadline_us();
     if (p < next) {
         next = p;
     }

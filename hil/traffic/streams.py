@@ -1,0 +1,216 @@
+"""Bursty multi-stream UDP (the thesis's Network Stream Service): stream profiles as data
+files, the packet format and receiver accounting (mirroring firmware/common/src/stream_wire.c),
+and the PC-side peer that sends and receives precisely paced bursts.
+
+Run the peer inside the PC namespace:  python -m hil.traffic.streams  (JSON config on stdin;
+it prints "ready", waits for "go", runs, prints one JSON line with the results).
+"""
+
+from __future__ import annotations
+
+import json
+import selectors
+import socket
+import struct
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from hil.config.errors import load_model
+from hil.paths import PROJECT_ROOT
+
+STREAMS_DIR = PROJECT_ROOT / "scenarios" / "streams"
+MAGIC = 0x48494C53
+HEADER = struct.Struct("!IHHIIQ")  # magic, id, index in burst, burst, seq, send time (us)
+BASE_PORT = 6000
+
+
+class StreamSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Annotated[int, Field(ge=1, le=999)]
+    direction: Literal["dut_tx", "dut_rx"]
+    size: Annotated[int, Field(ge=HEADER.size, le=1472)]
+    burst: Annotated[int, Field(ge=1, le=1000)]
+    period_ms: Annotated[int, Field(ge=1)]
+    threshold_ms: Annotated[int, Field(ge=1)]
+    gap_us: Annotated[int, Field(ge=0)]
+
+    @property
+    def port(self) -> int:
+        return BASE_PORT + self.id
+
+    @model_validator(mode="after")
+    def _burst_fits(self) -> StreamSpec:
+        if self.gap_us * (self.burst - 1) >= self.period_ms * 1000:
+            raise ValueError(f"stream {self.id}: a burst of {self.burst} with {self.gap_us} us gaps exceeds the period")
+        return self
+
+
+class StreamProfile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    duration_s: Annotated[float, Field(gt=0)]
+    streams: Annotated[list[StreamSpec], Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _unique(self) -> StreamProfile:
+        ids = [s.id for s in self.streams]
+        if len(set(ids)) != len(ids):
+            raise ValueError("stream ids must be unique")
+        return self
+
+
+def load_profile(name: str) -> StreamProfile:
+    return load_model(STREAMS_DIR / f"{name}.yaml", StreamProfile, "a stream profile (name, duration_s, streams)")
+
+
+def encode(stream_id: int, index: int, burst: int, seq: int, sent_us: int, size: int) -> bytes:
+    return HEADER.pack(MAGIC, stream_id, index, burst, seq, sent_us).ljust(size, b"\0")
+
+
+@dataclass
+class StreamRx:
+    """Receiver accounting of one stream (same rules as the firmware's stream_rx_account)."""
+
+    spec: StreamSpec
+    started: bool = False
+    t0: float = 0.0
+    next_seq: int = 0
+    received: int = 0
+    outoforder: int = 0
+    late: int = 0
+    cur_burst: int = 0
+    cur_count: int = 0
+    losses: dict[int, int] = field(default_factory=dict)  # burst -> packets lost
+
+    def account(self, burst: int, seq: int, now: float) -> None:
+        period = self.spec.period_ms / 1000.0
+        if not self.started:
+            self.started = True
+            self.t0 = now - burst * period
+            self.cur_burst = burst
+            for b in range(burst):
+                self.losses[b] = self.spec.burst
+        self.received += 1
+        if seq + 1 > self.next_seq:
+            self.next_seq = seq + 1
+        else:
+            self.outoforder += 1
+        if now > self.t0 + burst * period + self.spec.threshold_ms / 1000.0:
+            self.late += 1
+        if burst == self.cur_burst:
+            self.cur_count += 1
+        elif burst > self.cur_burst:
+            if self.cur_count < self.spec.burst:
+                self.losses[self.cur_burst] = self.spec.burst - self.cur_count
+            for b in range(self.cur_burst + 1, burst):
+                self.losses[b] = self.spec.burst
+            self.cur_burst, self.cur_count = burst, 1
+
+    def close(self) -> None:
+        if self.started and self.cur_count < self.spec.burst:
+            self.losses[self.cur_burst] = self.spec.burst - self.cur_count
+
+
+@dataclass
+class _Sender:
+    spec: StreamSpec
+    sock: socket.socket
+    start: float
+    stop: float
+    burst: int = 0
+    index: int = 0
+    seq: int = 0
+    sent: int = 0
+    errors: int = 0
+    done: bool = False
+
+    def next_time(self) -> float:
+        return self.start + self.burst * self.spec.period_ms / 1000.0 + self.index * self.spec.gap_us / 1e6
+
+    def send_due(self, now: float) -> None:
+        while not self.done and now >= self.next_time():
+            if self.index == 0 and self.next_time() >= self.stop:
+                self.done = True
+                return
+            pkt = encode(self.spec.id, self.index, self.burst, self.seq, int(now * 1e6), self.spec.size)
+            try:
+                self.sock.send(pkt)
+                self.sent += 1
+            except OSError:
+                self.errors += 1
+            self.seq += 1
+            self.index += 1
+            if self.index == self.spec.burst:
+                self.index, self.burst = 0, self.burst + 1
+
+
+def run_peer(config: dict) -> dict:
+    """Receives the DUT's streams and sends the PC's, as paced as a busy-waiting loop can."""
+    send = [StreamSpec(**s) for s in config["send"]]
+    receive = [StreamSpec(**s) for s in config["receive"]]
+    sel = selectors.DefaultSelector()
+    rx: dict[int, StreamRx] = {}
+    for spec in receive:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        s.bind(("0.0.0.0", spec.port))
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ, spec)
+        rx[spec.id] = StreamRx(spec)
+    print("ready", flush=True)
+    if sys.stdin.readline().strip() != "go":
+        return {"error": "no go"}
+    start = time.monotonic() + 0.05
+    stop = start + float(config["duration_s"])
+    end = stop + float(config.get("linger_s", 1.0))
+    senders = []
+    for spec in send:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.connect((config["dut_ip"], spec.port))
+        senders.append(_Sender(spec, s, start, stop))
+    buf = bytearray(2048)
+    while (now := time.monotonic()) < end:
+        for snd in senders:
+            snd.send_due(now)
+        pending = [snd.next_time() for snd in senders if not snd.done]
+        wait = max(0.0, min(pending) - time.monotonic()) if pending else end - time.monotonic()
+        wait = 0.0 if wait < 0.0015 else min(wait - 0.001, 0.05)  # busy-wait the last millisecond
+        for key, _ in sel.select(timeout=wait):
+            sock, spec = key.fileobj, key.data
+            while True:
+                try:
+                    n = sock.recv_into(buf)  # type: ignore[union-attr]
+                except BlockingIOError:
+                    break
+                arrival = time.monotonic()
+                if n < HEADER.size:
+                    continue
+                magic, sid, _index, burst, seq, _sent = HEADER.unpack_from(buf)
+                if magic == MAGIC and sid == spec.id:
+                    rx[sid].account(burst, seq, arrival)
+    result: dict[str, dict] = {}
+    for snd in senders:
+        result[str(snd.spec.id)] = {"dir": "dut_rx", "sent": snd.sent, "bursts": snd.burst, "send_errors": snd.errors}
+    for sid, r in rx.items():
+        r.close()
+        result[str(sid)] = {
+            "dir": "dut_tx", "received": r.received, "outoforder": r.outoforder, "late": r.late,
+            "last_burst": r.cur_burst, "losses": {str(b): n for b, n in sorted(r.losses.items())},
+        }  # fmt: skip
+    return result
+
+
+def main() -> int:
+    config = json.loads(sys.stdin.readline())
+    print(json.dumps(run_peer(config)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
