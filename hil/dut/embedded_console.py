@@ -81,6 +81,14 @@ class EmbeddedConsole:
             if final.kind == "ERR" or accept is None or accept(final):
                 return CommandReply(command, final, output)
 
+    def wait_finals(self, command: str, count: int, timeout_s: float) -> list[CommandReply]:
+        """Collects the next `count` final lines of `command` (e.g. two concurrent iperf tests)."""
+        deadline = time.monotonic() + timeout_s
+        replies = []
+        for _ in range(count):
+            replies.append(self.wait_final(command, max(0.1, deadline - time.monotonic())))
+        return replies
+
     def command(
         self, line: str, timeout_s: float = 5.0, accept: Callable[[FinalLine], bool] | None = None
     ) -> CommandReply:

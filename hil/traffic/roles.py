@@ -186,3 +186,51 @@ def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
         result.loss_pct = 100.0 * result.lost / result.datagrams if result.datagrams else 0.0
         result.generator_limited = _limited(result.sender_mbps, spec)
     return result
+
+
+@dataclass
+class BidirResult:
+    dut_tx: TrafficResult
+    dut_rx: TrafficResult
+
+
+def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float | None, pc: PcSide, dut: DutSide,
+              length: int | None = None) -> BidirResult:  # fmt: skip
+    """Both directions at once: the DUT's client sends to a PC server (port 5001) while a PC
+    client sends to the DUT's server (port 5002); numbers per direction."""
+    tx = TrafficSpec(proto, "dut_tx", duration_s, length=length, rate_mbps=rate_mbps, port=5001)
+    rx = TrafficSpec(proto, "dut_rx", duration_s, length=length, rate_mbps=rate_mbps, port=5002)
+    timeout = duration_s * 2 + 30
+    log = pc.workdir / f"iperf2-server-bidir-{proto}.csv"
+    with Iperf2Server(pc.netns_prefix, udp=proto == "udp", port=tx.port, log_path=log) as srv:
+        dut.console.send(_dut_iperf_line(rx, None))
+        dut.console.wait_text(r"server listening", timeout_s=10)
+        args = Iperf2ClientArgs(host=dut.ip, port=rx.port, udp=proto == "udp", duration_s=duration_s,
+                                length=length, bandwidth=rx.rate_arg())  # fmt: skip
+        pc_client = threading.Thread(target=lambda: runs.append(run_client(pc.netns_prefix, args, timeout)))
+        runs: list = []
+        dut.console.send(_dut_iperf_line(tx, pc.ip))
+        pc_client.start()
+        finals = dut.console.wait_finals("iperf", 2, timeout_s=timeout)
+        pc_client.join(timeout=timeout)
+        if not runs:
+            raise BenchError("the PC iperf client of the bidirectional test did not finish")
+        record = srv.wait_record(timeout_s=10)
+        pc_raw = srv.output()
+    by_role = {r.final.fields.get("role"): r for r in finals}
+    if set(by_role) != {"client", "server"} or any(r.final.fields.get("status") != "ok" for r in finals):
+        raise DutError(f"bidirectional test ended with {[r.final for r in finals]}")
+    client, server, run = by_role["client"].final, by_role["server"].final, runs[0]
+    out_tx = TrafficResult(tx, receiver_mbps=record.mbps, sender_mbps=client.get_float("mbps"))
+    out_rx = TrafficResult(rx, receiver_mbps=server.get_float("mbps"), sender_mbps=run.record.mbps)
+    dut_log = "\n".join(by_role["client"].output + by_role["server"].output)
+    out_tx.raw = {"pc iperf2 server": pc_raw, "dut console": dut_log}
+    out_rx.raw = {"pc iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}", "dut console": dut_log}
+    if proto == "udp":
+        out_tx.lost, out_tx.datagrams, out_tx.jitter_ms = record.lost, record.total, record.jitter_ms
+        out_rx.lost, out_rx.datagrams = server.get_int("lost"), server.get_int("datagrams")
+        out_rx.jitter_ms = server.get_float("jitter_ms")
+        for r in (out_tx, out_rx):
+            r.loss_pct = 100.0 * (r.lost or 0) / r.datagrams if r.datagrams else 0.0
+            r.generator_limited = _limited(r.sender_mbps, r.spec)
+    return BidirResult(out_tx, out_rx)

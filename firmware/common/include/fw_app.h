@@ -23,13 +23,17 @@ void fw_app_poll(void);
 /** Microseconds until fw_app_poll must run again (UINT64_MAX: no deadline). */
 uint64_t fw_app_poll_delay_us(void);
 
-/* ---- The test slot: one traffic test (iperf, ping, ...) at a time ------------------------ */
+/* ---- Test slots: what runs at once ------------------------------------------------------ */
 
-/** Claims the slot for `name`; prints "ERR <cmd> busy: <running> running" and fails if taken. */
-bool fw_test_claim(const char *cmd, const char *name);
-void fw_test_release(void);
+/**
+ * Claims a test slot `name` (e.g. "iperf-client") of `group` (e.g. "iperf"). Tests of one group
+ * may run together under different names (an iperf server and client: both directions at once);
+ * anything else is refused with "ERR <cmd> busy: <running> running".
+ */
+bool fw_test_claim(const char *cmd, const char *name, const char *group);
+void fw_test_release(const char *name);
 
-/** True while a test holds the slot. */
+/** True while any test holds a slot. */
 bool fw_test_running(void);
 
 #endif /* FW_APP_H */

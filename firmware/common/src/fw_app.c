@@ -17,26 +17,51 @@
 #include "stream.h"
 
 static struct netif *app_netif;
-static const char *running_test;
+#define TEST_SLOTS 2
 
-bool fw_test_claim(const char *cmd, const char *name)
+static struct {
+    const char *name;
+    const char *group;
+} slots[TEST_SLOTS];
+
+bool fw_test_claim(const char *cmd, const char *name, const char *group)
 {
-    if (running_test != NULL) {
-        fw_err(cmd, "busy: %s running (abort it with %s -a)", running_test, running_test);
+    int free_slot = -1;
+    for (int i = 0; i < TEST_SLOTS; i++) {
+        if (slots[i].name == NULL) {
+            free_slot = free_slot < 0 ? i : free_slot;
+        } else if (strcmp(slots[i].group, group) != 0 || strcmp(slots[i].name, name) == 0) {
+            fw_err(cmd, "busy: %s running (abort it with %s -a)", slots[i].name, slots[i].group);
+            return false;
+        }
+    }
+    if (free_slot < 0) {
+        fw_err(cmd, "busy: %s and %s running", slots[0].name, slots[1].name);
         return false;
     }
-    running_test = name;
+    slots[free_slot].name = name;
+    slots[free_slot].group = group;
     return true;
 }
 
-void fw_test_release(void)
+void fw_test_release(const char *name)
 {
-    running_test = NULL;
+    for (int i = 0; i < TEST_SLOTS; i++) {
+        if (slots[i].name != NULL && strcmp(slots[i].name, name) == 0) {
+            slots[i].name = NULL;
+            slots[i].group = NULL;
+        }
+    }
 }
 
 bool fw_test_running(void)
 {
-    return running_test != NULL;
+    for (int i = 0; i < TEST_SLOTS; i++) {
+        if (slots[i].name != NULL) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* The identity and stack configuration, as key=value pairs (banner and version). */
@@ -133,7 +158,7 @@ static const struct fw_cmd commands[] = {
 void fw_app_init(struct netif *netif)
 {
     app_netif = netif;
-    running_test = NULL;
+    memset(slots, 0, sizeof slots);
     fw_console_init(commands, sizeof commands / sizeof commands[0]);
     print_banner_text();
     fw_printf("BOOT ");

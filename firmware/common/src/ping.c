@@ -119,7 +119,7 @@ static void ping_finish(const char *status)
         pg.pcb = NULL;
     }
     pg.active = false;
-    fw_test_release();
+    fw_test_release("ping");
 }
 
 static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_addr_t *addr)
@@ -210,7 +210,7 @@ void ping_command(int argc, char **argv)
         fw_printf("RESULT ping action=abort\r\n");
         return;
     }
-    if (!fw_test_claim(CMD, "ping")) {
+    if (!fw_test_claim(CMD, "ping", "ping")) {
         return;
     }
     memset(&pg, 0, sizeof pg);
@@ -219,7 +219,7 @@ void ping_command(int argc, char **argv)
     pg.pcb = raw_new(IP_PROTO_ICMP);
     if (pg.pcb == NULL) {
         fw_err(CMD, "out of RAW PCBs");
-        fw_test_release();
+        fw_test_release("ping");
         return;
     }
     raw_recv(pg.pcb, ping_recv, NULL);

@@ -206,7 +206,7 @@ static void finish(const char *status)
     }
     release_pcbs();
     st.running = false;
-    fw_test_release();
+    fw_test_release("stream");
     fw_printf("RESULT stream status=%s streams=%u duration_us=%" PRIu64 "\r\n", status, n,
               fw_platform_time_us() - st.start_us);
 }
@@ -226,7 +226,7 @@ static void cmd_start(int argc, char **argv)
         fw_err(CMD, "no streams configured (stream add ...)");
         return;
     }
-    if (!fw_test_claim(CMD, "stream")) {
+    if (!fw_test_claim(CMD, "stream", "stream")) {
         return;
     }
     uint64_t now = fw_platform_time_us();
@@ -245,7 +245,7 @@ static void cmd_start(int argc, char **argv)
         }
         if (err != ERR_OK) {
             release_pcbs();
-            fw_test_release();
+            fw_test_release("stream");
             fw_err(CMD, "cannot open UDP port %u for stream %u", (unsigned)s->port, (unsigned)s->id);
             return;
         }
