@@ -117,7 +117,7 @@ def summary_table(rows: list[CaseRecord]) -> list[str]:
     if not rows:
         return []
     head = (
-        f"{'scenario/case':28s} {'median':>9s} {'min':>9s} {'max':>9s} {'sd':>6s} {'theory':>8s} "
+        f"{'scenario/case':40s} {'median':>9s} {'min':>9s} {'max':>9s} {'sd':>6s} {'theory':>8s} "
         f"{'eff%':>6s} {'loss%':>7s}  verdict"
     )
     out = [head, "-" * len(head)]
@@ -127,7 +127,7 @@ def summary_table(rows: list[CaseRecord]) -> list[str]:
         loss = f"{r.loss_pct:7.3f}" if r.loss_pct is not None else f"{'-':>7s}"
         gen = " (generator-limited)" if r.generator_limited else ""
         out.append(
-            f"{r.scenario + '/' + r.case:28s} {r.median:9.2f} {r.minimum:9.2f} {r.maximum:9.2f} {r.stdev:6.2f} "
+            f"{r.scenario + '/' + r.case:40s} {r.median:9.2f} {r.minimum:9.2f} {r.maximum:9.2f} {r.stdev:6.2f} "
             f"{theory} {eff} {loss}  {r.verdict}{gen}"
         )
     return out

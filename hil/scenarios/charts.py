@@ -46,6 +46,9 @@ def timeline_chart(title: str, series: dict[str, list[tuple[float, float]]], yla
     fig, axes = plt.subplots(n, 1, figsize=(8, 1.8 * n + 1), dpi=100, sharex=True, squeeze=False)
     for ax, (name, points) in zip(axes[:, 0], series.items(), strict=False):
         ax.step([p[0] for p in points], [p[1] for p in points], where="post")
+        top = max((p[1] for p in points), default=0.0)
+        ax.set_ylim(bottom=0, top=max(1.0, top * 1.15))
+        ax.yaxis.get_major_locator().set_params(integer=True)
         ax.set_ylabel(ylabel, fontsize=8)
         ax.set_title(name, fontsize=9)
         ax.grid(True, alpha=0.3)

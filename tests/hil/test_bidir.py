@@ -23,6 +23,7 @@ UDP_LEN = 1470
 
 @pytest.mark.parametrize("proto", ["tcp", "udp"])
 def test_bidirectional(hil: HilContext, proto: str) -> None:
+    allure.dynamic.title(f"bidirectional {proto.upper()}, both directions at once")
     scenario = "bidir"
     theory = tcp_goodput_mbps(hil.link_mbit, 1460) if proto == "tcp" else udp_goodput_mbps(hil.link_mbit, UDP_LEN)
     rate = round(theory * 0.9, 3) if proto == "udp" else None

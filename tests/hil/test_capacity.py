@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 
+import allure
 import pytest
 
 from fixtures.bench import HilContext
@@ -37,6 +38,7 @@ def trials_table(res: SearchResult) -> str:
 
 @pytest.mark.parametrize("direction", ["dut_rx", "dut_tx"])
 def test_udp_capacity_search(hil: HilContext, direction: str) -> None:
+    allure.dynamic.title(f"loss-free UDP capacity search, {direction}")
     scenario = "capacity"
     records = []
     for length in hil.profile.capacity_lengths:

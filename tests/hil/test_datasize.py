@@ -3,6 +3,7 @@ each direction; the profile scales the sizes."""
 
 from __future__ import annotations
 
+import allure
 import pytest
 
 from fixtures.bench import HilContext
@@ -18,6 +19,7 @@ IPERF2_HEADER_SLACK = 24
 
 @pytest.mark.parametrize("direction", ["dut_rx", "dut_tx"])
 def test_data_size_transfer(hil: HilContext, direction: str) -> None:
+    allure.dynamic.title(f"data-size transfers (-n), TCP {direction}")
     scenario = "datasize"
     theory = tcp_goodput_mbps(hil.link_mbit, 1460)
     records = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import time
 
+import allure
 import pytest
 
 from fixtures.bench import HilContext
@@ -83,6 +84,7 @@ def table(records: list[CaseRecord]) -> str:
 
 
 def test_ping_latency_both_directions(hil: HilContext) -> None:
+    allure.dynamic.title("ping latency, PC->DUT and DUT->PC")
     scenario = "latency"
     n = hil.profile.ping_count
     start = time.time()
@@ -98,6 +100,7 @@ def test_ping_latency_both_directions(hil: HilContext) -> None:
 
 
 def test_flood_ping(hil: HilContext) -> None:
+    allure.dynamic.title("flood ping by packet length, both directions")
     scenario = "flood"
     records = []
     for length in hil.profile.flood_lengths:

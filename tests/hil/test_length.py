@@ -4,6 +4,7 @@ datagrams (UDP) in each direction, with a throughput-against-length chart. UDP i
 
 from __future__ import annotations
 
+import allure
 import pytest
 
 from fixtures.bench import HilContext
@@ -20,6 +21,7 @@ UDP_OFFER = 0.90
 @pytest.mark.parametrize("direction", ["dut_rx", "dut_tx"])
 @pytest.mark.parametrize("proto", ["tcp", "udp"])
 def test_length_sweep(hil: HilContext, proto: str, direction: str) -> None:
+    allure.dynamic.title(f"packet-length sweep, {proto.upper()} {direction}")
     scenario = f"length_{proto}"
     records = []
     for length in hil.profile.lengths:

@@ -6,6 +6,7 @@ the theoretical goodput is computed for the observed MSS."""
 
 from __future__ import annotations
 
+import allure
 import pytest
 
 from fixtures.bench import HilContext
@@ -31,6 +32,7 @@ def mss_table(records: list[CaseRecord]) -> str:
 
 @pytest.mark.parametrize("direction", ["dut_rx", "dut_tx"])
 def test_pc_mss_sweep(hil: HilContext, direction: str) -> None:
+    allure.dynamic.title(f"MSS sweep, PC-side -M, {direction} (requested vs observed MSS)")
     scenario = "mss_pc"
     records = []
     for mss in hil.profile.pc_mss:
@@ -53,6 +55,7 @@ def test_pc_mss_sweep(hil: HilContext, direction: str) -> None:
 
 
 def test_dut_mss_builds(hil: HilContext) -> None:
+    allure.dynamic.title("MSS, DUT TCP_MSS builds 536/1460, both directions")
     scenario = "mss_dut"
     records = []
     for config, mss in hil.profile.dut_mss_configs:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+import allure
 import pytest
 
 from fixtures.bench import HilContext
@@ -111,6 +112,7 @@ def combine(spec: StreamSpec, pc: dict, dut: dict) -> dict:
 
 @pytest.mark.parametrize("profile_name", ["patient-monitoring", "stress"])
 def test_stream_profile(hil: HilContext, profile_name: str) -> None:
+    allure.dynamic.title(f"stress: stream profile {profile_name}")
     profile = load_profile(profile_name)
     duration = hil.profile.stream_duration_s or profile.duration_s
     scenario = f"stress-{profile.name}"

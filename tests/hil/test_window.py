@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 
+import allure
 import pytest
 
 from fixtures.bench import HilContext
@@ -21,6 +22,7 @@ pytestmark = [pytest.mark.hil, pytest.mark.window]
 
 @pytest.mark.parametrize("direction", ["dut_rx", "dut_tx"])
 def test_pc_window_sweep(hil: HilContext, direction: str) -> None:
+    allure.dynamic.title(f"TCP window sweep, PC-side -w, {direction}")
     scenario = "window_pc"
     theory = tcp_goodput_mbps(hil.link_mbit, 1460)
     records = []
@@ -42,6 +44,7 @@ def test_pc_window_sweep(hil: HilContext, direction: str) -> None:
 
 
 def test_dut_window_ladder(hil: HilContext) -> None:
+    allure.dynamic.title("TCP window ladder, DUT TCP_WND builds, PC->DUT, unshaped link")
     scenario = "window_dut"
     records = []
     with hil.unshaped_link():
