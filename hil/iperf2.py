@@ -11,10 +11,9 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
 
 from hil.errors import BenchError
-from hil.proc import start_logged, stop_process
+from hil.proc import ListeningServer
 
 IPERF2 = "iperf"
 
@@ -124,7 +123,7 @@ def run_client(netns_prefix: list[str], args: Iperf2ClientArgs, timeout_s: float
     return ClientRun(summary_record(raw), raw, argv)
 
 
-class Iperf2Server:
+class Iperf2Server(ListeningServer):
     """An iperf 2 server in a namespace, stopped (and killed if need be) on exit."""
 
     def __init__(
@@ -136,47 +135,9 @@ class Iperf2Server:
         bind: str | None = None,
         extra: list[str] | None = None,
     ) -> None:
-        self.argv = [*netns_prefix, IPERF2, "-s", "-p", str(port), "-y", "C", *(extra or [])]
-        if udp:
-            self.argv.append("-u")
-        if bind:
-            self.argv += ["-B", bind]
-        self.netns_prefix = netns_prefix
-        self.udp = udp
-        self.port = port
-        self.log_path = log_path
-        self._proc: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> None:
-        self.log_path.write_bytes(b"")
-        self._proc = start_logged(self.argv, self.log_path, "iperf 2 server (Debian package `iperf`)")
-        self._wait_listening(5.0)
-
-    def _wait_listening(self, timeout_s: float) -> None:
-        proto = "-lun" if self.udp else "-ltn"
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self._proc is not None and self._proc.poll() is not None:
-                raise BenchError(f"iperf server exited at start: {self.output().strip()[-200:]}")
-            out = subprocess.run([*self.netns_prefix, "ss", proto, "sport", f"= :{self.port}"],
-                                 capture_output=True, text=True, check=False).stdout  # fmt: skip
-            if f":{self.port}" in out:
-                return
-            time.sleep(0.05)
-        raise BenchError(f"iperf server did not listen on port {self.port} within {timeout_s:g} s")
-
-    def output(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except FileNotFoundError:
-            return ""
+        argv = [*netns_prefix, IPERF2, "-s", "-p", str(port), "-y", "C", *(extra or [])]
+        argv += (["-u"] if udp else []) + (["-B", bind] if bind else [])
+        super().__init__(argv, netns_prefix, port, udp, log_path, "iperf 2 server (Debian package `iperf`)")
 
     def wait_record(self, timeout_s: float) -> Iperf2Record:
         """Waits for the server to print the record of a finished test."""
@@ -187,7 +148,3 @@ class Iperf2Server:
                 return summary_record(self.output())
             time.sleep(0.05)
         raise BenchError(f"iperf server reported no finished test within {timeout_s:g} s")
-
-    def stop(self) -> None:
-        proc, self._proc = self._proc, None
-        stop_process(proc)

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
 
 from hil.errors import BenchError
-from hil.proc import start_logged, stop_process
+from hil.proc import ListeningServer
 
 IPERF3 = "iperf3"
 
@@ -104,39 +102,9 @@ def run_client(netns_prefix: list[str], args: Iperf3ClientArgs, timeout_s: float
     return parse_json(proc.stdout), proc.stdout
 
 
-class Iperf3Server:
+class Iperf3Server(ListeningServer):
     """An iperf3 server (one test, -1) in a namespace; always stopped on exit."""
 
     def __init__(self, netns_prefix: list[str], port: int, log_path: Path) -> None:
-        self.netns_prefix = netns_prefix
-        self.argv = [*netns_prefix, IPERF3, "-s", "-1", "-p", str(port), "-J"]
-        self.port = port
-        self.log_path = log_path
-        self._proc: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self.log_path.write_bytes(b"")
-        self._proc = start_logged(self.argv, self.log_path, "iperf3 server (Debian package `iperf3`)")
-        deadline = time.monotonic() + 5.0
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise BenchError(f"iperf3 server exited at start: {self.log_path.read_text()[-200:]}")
-            ss = subprocess.run([*self.netns_prefix, "ss", "-ltn", "sport", f"= :{self.port}"],
-                                capture_output=True, text=True, check=False)  # fmt: skip
-            if f":{self.port}" in ss.stdout:
-                return
-            time.sleep(0.05)
-        self.stop()
-        raise BenchError(f"iperf3 server did not listen on port {self.port} within 5 s")
-
-    def stop(self) -> None:
-        proc, self._proc = self._proc, None
-        stop_process(proc)
+        argv = [*netns_prefix, IPERF3, "-s", "-1", "-p", str(port), "-J"]
+        super().__init__(argv, netns_prefix, port, False, log_path, "iperf3 server (Debian package `iperf3`)")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
+from typing import Self
 
 from hil.errors import BenchError
 
@@ -45,3 +47,55 @@ def stop_process(proc: subprocess.Popen[bytes] | None, grace_s: float = 2.0) -> 
         proc.wait()
     except ProcessLookupError:
         proc.wait()
+
+
+class ListeningServer:
+    """A server program in a namespace: started with its output logged, ready once its port
+    listens (checked with `ss`), always stopped on exit."""
+
+    def __init__(
+        self, argv: list[str], netns_prefix: list[str], port: int, udp: bool, log_path: Path, what: str
+    ) -> None:
+        self.argv = argv
+        self.netns_prefix = netns_prefix
+        self.port = port
+        self.udp = udp
+        self.log_path = log_path
+        self.what = what
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self, timeout_s: float = 5.0) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log_path.write_bytes(b"")
+        self._proc = start_logged(self.argv, self.log_path, self.what)
+        ss = [*self.netns_prefix, "ss", "-lun" if self.udp else "-ltn", "sport", f"= :{self.port}"]
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise BenchError(f"{self.what} exited at start: {self.output().strip()[-200:]}")
+            if f":{self.port}" in subprocess.run(ss, capture_output=True, text=True, check=False).stdout:
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise BenchError(f"{self.what} did not listen on port {self.port} within {timeout_s:g} s")
+
+    def output(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    @property
+    def process(self) -> subprocess.Popen[bytes] | None:
+        return self._proc
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        stop_process(proc)

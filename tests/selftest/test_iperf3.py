@@ -41,6 +41,6 @@ def test_udp_always_has_a_rate():
 def test_real_run_on_loopback(tmp_path):
     with Iperf3Server([], port=5299, log_path=tmp_path / "server.json") as srv:
         result, raw = run_client([], Iperf3ClientArgs(host="127.0.0.1", port=5299, duration_s=1), timeout_s=20)
-        proc = srv._proc
+        proc = srv.process
     assert result.receiver_mbps > 10 and '"end"' in raw
     assert proc is not None and proc.poll() is not None  # the server is gone
