@@ -125,7 +125,7 @@ def summary_table(rows: list[CaseRecord]) -> list[str]:
         theory = f"{r.theory:8.2f}" if r.theory else f"{'-':>8s}"
         eff = f"{r.efficiency_pct:6.1f}" if r.efficiency_pct is not None else f"{'-':>6s}"
         loss = f"{r.loss_pct:7.3f}" if r.loss_pct is not None else f"{'-':>7s}"
-        gen = " (generator-limited)" if r.generator_limited else ""
+        gen = " (generator-limited)" if r.generator_limited and r.verdict != "generator-limited" else ""
         out.append(
             f"{r.scenario + '/' + r.case:40s} {r.median:9.2f} {r.minimum:9.2f} {r.maximum:9.2f} {r.stdev:6.2f} "
             f"{theory} {eff} {loss}  {r.verdict}{gen}"

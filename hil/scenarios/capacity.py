@@ -39,14 +39,20 @@ def search(
     max_trials: int = 10,
     bracket_margin: float = 0.98,
 ) -> SearchResult:
+    """Brackets and bisects to `resolution_mbps`, then confirms; a rate that fails its
+    confirmation becomes the new upper bound and the search goes on below it, within
+    `max_trials`. The result is the highest confirmed rate (None if none could be confirmed)."""
     if max_mbps <= 0 or resolution_mbps <= 0 or max_trials < 2:
         raise ValueError("max rate and resolution must be positive, and at least two trials allowed")
     result = SearchResult(None)
+    passed: list[float] = []
 
     def run(rate: float) -> Trial:
         t = trial(rate)
         result.trials.append(t)
         result.generator_limited = result.generator_limited or t.generator_limited
+        if t.passed:
+            passed.append(rate)
         return t
 
     lo, hi = 0.0, max_mbps
@@ -56,21 +62,30 @@ def search(
     if first.passed:
         lo = max_mbps
     else:
+        hi = max_mbps
         guess = round(min(max_mbps, first.received_mbps) * bracket_margin, 3)
         if guess > resolution_mbps:
             t = run(guess)
             if t.generator_limited:
                 return result
             lo, hi = (guess, hi) if t.passed else (lo, guess)
-        while hi - lo > resolution_mbps and len(result.trials) < max_trials - 1:
-            mid = round((lo + hi) / 2, 3)
-            t = run(mid)
-            if t.generator_limited:
+    while len(result.trials) < max_trials:
+        if hi - lo <= resolution_mbps or lo >= max_mbps:
+            if lo <= 0:
+                break
+            confirm = run(lo)
+            if confirm.generator_limited:
                 return result
-            lo, hi = (mid, hi) if t.passed else (lo, mid)
-    if lo <= 0:
-        return result
-    confirm = run(lo)
-    result.confirmed = confirm.passed and not confirm.generator_limited
-    result.rate_mbps = lo if result.confirmed else None
+            if confirm.passed:
+                result.confirmed = True
+                result.rate_mbps = lo
+                return result
+            hi = lo  # a marginal rate: search on below it
+            lo = max((r for r in passed if r < hi), default=0.0)
+            continue
+        mid = round((lo + hi) / 2, 3)
+        t = run(mid)
+        if t.generator_limited:
+            return result
+        lo, hi = (mid, hi) if t.passed else (lo, mid)
     return result

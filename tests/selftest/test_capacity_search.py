@@ -43,3 +43,14 @@ def test_nothing_passes():
 def test_bad_arguments():
     with pytest.raises(ValueError):
         search(link(1), max_mbps=0, resolution_mbps=1)
+
+
+def test_a_rate_that_fails_its_confirmation_is_searched_below():
+    outcomes = iter([True, False])  # line rate passes once, then fails its confirmation
+
+    def flaky(offered: float) -> Trial:
+        ok = next(outcomes, offered <= 90.0)
+        return Trial(offered, offered, offered, 0.0 if ok else 1.0, False, ok)
+
+    r = search(flaky, max_mbps=95.64, resolution_mbps=1.0)
+    assert r.confirmed and 89.0 <= r.rate_mbps <= 90.0 and len(r.trials) <= 10

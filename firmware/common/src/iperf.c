@@ -63,7 +63,7 @@ struct iperf_session {
     struct iperf_udp_rx rx;
 };
 
-static struct iperf_session sessions[2]; /* [0] server, [1] client: both may run at once */
+static struct iperf_session sessions[2] = {{.index = 1}, {.index = 2}}; /* server, client: both may run at once */
 
 static const char *session_name(const struct iperf_session *s);
 
@@ -808,8 +808,6 @@ static void session_poll(struct iperf_session *s, uint64_t now)
 
 void iperf_poll(uint64_t now)
 {
-    sessions[0].index = 1;
-    sessions[1].index = 2;
     session_poll(&sessions[0], now);
     session_poll(&sessions[1], now);
 }
