@@ -1,6 +1,6 @@
 #include "fw_app.h"
 
-#include <inttypes.h>
+#include "fw_inttypes.h"
 #include <string.h>
 
 #include "fw_config.h"

@@ -1,6 +1,6 @@
 #include "fw_out.h"
 
-#include <inttypes.h>
+#include "fw_inttypes.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

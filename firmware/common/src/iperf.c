@@ -1,6 +1,7 @@
 #include "iperf.h"
 
-#include <inttypes.h>
+#include "fw_inttypes.h"
+#include <stdio.h>
 #include <string.h>
 
 #include "fw_app.h"

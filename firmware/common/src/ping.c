@@ -1,6 +1,6 @@
 #include "ping.h"
 
-#include <inttypes.h>
+#include "fw_inttypes.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,7 @@
 #include "stream.h"
 
-#include <inttypes.h>
+#include "fw_inttypes.h"
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 

@@ -1,0 +1,82 @@
+/* board.c - fw_platform.h for QEMU's mps2-an500: UART0 console, FPGAIO clock, reset. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "fw_platform.h"
+#include "mps2_an500.h"
+
+void board_console_init(void)
+{
+    UART_BAUDDIV(UART0_BASE) = 16u;
+    UART_CTRL(UART0_BASE) = UART_CTRL_TXEN | UART_CTRL_RXEN;
+}
+
+int board_console_getc(void)
+{
+    if ((UART_STATE(UART0_BASE) & UART_STATE_RXFULL) == 0u) {
+        return -1;
+    }
+    return (int)(UART_DATA(UART0_BASE) & 0xFFu);
+}
+
+void fw_platform_console_write(const char *data, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        while ((UART_STATE(UART0_BASE) & UART_STATE_TXFULL) != 0u) {
+        }
+        UART_DATA(UART0_BASE) = (uint8_t)data[i];
+    }
+}
+
+uint64_t fw_platform_time_us(void)
+{
+    /* the 32-bit counter wraps every 171 s; the main loop reads it far more often than that */
+    static uint32_t last;
+    static uint64_t high;
+    uint32_t now = FPGAIO_COUNTER;
+    if (now < last) {
+        high += 1ull << 32;
+    }
+    last = now;
+    return (high | now) / (SYSCLK_HZ / 1000000u);
+}
+
+void fw_platform_restart(void)
+{
+    SCB_AIRCR = SCB_AIRCR_RESET;
+    for (;;) {
+    }
+}
+
+unsigned int fw_platform_random(void)
+{
+    static uint32_t x = 0x9E3779B9u;
+    x ^= FPGAIO_COUNTER;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x;
+}
+
+const char *fw_platform_target(void)
+{
+    return "mps2-an500";
+}
+
+void board_diag(const char *fmt, ...)
+{
+    char buf[160];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        fw_platform_console_write(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+    }
+}
+
+void board_fatal(const char *msg, const char *file, int line)
+{
+    board_diag("\r\nFATAL lwIP assertion \"%s\" at %s:%d\r\n", msg, file, line);
+    fw_platform_restart();
+}
