@@ -2,7 +2,7 @@
 
 import signal
 
-pytest_plugins = ["fixtures.host_bench", "fixtures.bench"]
+pytest_plugins = ["fixtures.options", "fixtures.host_bench", "fixtures.bench"]
 
 
 def _sigterm_as_interrupt(signum: int, frame: object) -> None:

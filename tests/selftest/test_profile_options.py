@@ -2,7 +2,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from fixtures.bench import _profile_from_options
+from fixtures.options import _profile_from_options
 
 pytestmark = pytest.mark.selftest
 

@@ -1,6 +1,6 @@
 import pytest
 
-from fixtures import bench
+from fixtures import options as bench
 
 pytestmark = pytest.mark.selftest
 
