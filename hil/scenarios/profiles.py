@@ -28,7 +28,7 @@ class Profile:
 QUICK = Profile(
     name="quick",
     repeat=3,
-    duration_s=2.0,
+    duration_s=3.0,
     pc_windows=("8K", "32K", "128K"),
     dut_window_configs=(("wnd2", 2), ("wnd4", 4), ("default", 8), ("wnd16", 16)),
     pc_mss=(536, 960, 1460),
