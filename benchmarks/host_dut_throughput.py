@@ -26,7 +26,7 @@ from hil.host_dut import HostDutProcess, HostDutSpec
 from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
 from hil.netns import TAP, TbfShaping, VirtualTopology
 from hil.paths import PROJECT_ROOT, host_firmware
-from hil.stats import summarize
+from hil.stats import Summary, summarize
 from hil.theory import efficiency_pct, tcp_goodput_mbps
 
 LINK_MBPS = 100.0
@@ -38,11 +38,7 @@ class Row:
     section: str
     config: str
     direction: str
-    values: list[float]
-    median: float
-    minimum: float
-    maximum: float
-    stdev: float
+    summary: Summary
     theory: float | None
 
 
@@ -82,13 +78,15 @@ class Bench:
             for direction in ("PC->DUT", "DUT->PC"):
                 values = [self.tcp_once(console, direction) for _ in range(self.repeat)]
                 s = summarize(values)
-                row = Row(section, config, direction, values, s.median, s.minimum, s.maximum, s.stdev, theory)
+                row = Row(section, config, direction, s, theory)
                 self.rows.append(row)
                 eff = f"  {efficiency_pct(s.median, theory):5.1f} % of {theory:.2f}" if theory else ""
                 print(f"  {config:8s} {direction:8s} {s.format('Mbit/s')}{eff}", flush=True)
 
     def median(self, section: str, config: str, direction: str) -> float:
-        return next(r.median for r in self.rows if (r.section, r.config, r.direction) == (section, config, direction))
+        return next(
+            r.summary.median for r in self.rows if (r.section, r.config, r.direction) == (section, config, direction)
+        )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@
 
 #include "fw_app.h"
 #include "fw_platform.h"
+#include "fw_netif.h"
 #include "lwip/etharp.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
@@ -56,14 +57,7 @@ static err_t discard_output(struct netif *n, struct pbuf *p)
 static err_t harness_netif_init(struct netif *n)
 {
     static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x22};
-    n->name[0] = 'f';
-    n->name[1] = 'z';
-    n->output = etharp_output;
-    n->linkoutput = discard_output;
-    n->mtu = 1500;
-    n->hwaddr_len = 6;
-    memcpy(n->hwaddr, mac, 6);
-    n->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_LINK_UP;
+    fw_netif_ethernet_setup(n, 'f', 'z', discard_output, mac);
     return ERR_OK;
 }
 

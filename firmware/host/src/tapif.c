@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fw_config.h"
+#include "fw_netif.h"
 #include "lwip/etharp.h"
 #include "lwip/pbuf.h"
 #include "lwip/stats.h"
@@ -65,14 +66,7 @@ static err_t tapif_output(struct netif *netif, struct pbuf *p)
 err_t tapif_init(struct netif *netif)
 {
     const struct tapif_config *cfg = (const struct tapif_config *)netif->state;
-    netif->name[0] = 't';
-    netif->name[1] = 'p';
-    netif->output = etharp_output;
-    netif->linkoutput = tapif_output;
-    netif->mtu = 1500;
-    netif->hwaddr_len = 6;
-    memcpy(netif->hwaddr, cfg->mac, 6);
-    netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_LINK_UP;
+    fw_netif_ethernet_setup(netif, 't', 'p', tapif_output, cfg->mac);
     return ERR_OK;
 }
 

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "fw_netif.h"
 #include "lwip/etharp.h"
 #include "lwip/pbuf.h"
 #include "lwip/stats.h"
@@ -155,13 +156,6 @@ err_t lan9118_netif_init(struct netif *netif)
     (void)ID_REV;
     (void)TX_STATUS_FIFO;
 
-    netif->name[0] = 'e';
-    netif->name[1] = 'n';
-    netif->output = etharp_output;
-    netif->linkoutput = lan9118_output;
-    netif->mtu = 1500;
-    netif->hwaddr_len = 6;
-    memcpy(netif->hwaddr, mac, 6);
-    netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_LINK_UP;
+    fw_netif_ethernet_setup(netif, 'e', 'n', lan9118_output, mac);
     return ERR_OK;
 }
