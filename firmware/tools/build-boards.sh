@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Cross-builds the Cortex-M7 board images (Debian's arm-none-eabi-gcc): .elf, .bin, .hex and a
-# size report per board.   tools/build-boards.sh [PRESET...]   (default: mps2-an500)
+# Cross-builds the Cortex-M7 board images (Debian's arm-none-eabi-gcc): .elf, .bin, .hex, the
+# linker's memory usage and a size report per build configuration.
+#   tools/build-boards.sh            build every board preset
+#   tools/build-boards.sh PRESET...  build only these (e.g. mps2-an500-wnd2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v arm-none-eabi-gcc >/dev/null || { echo "build-boards: arm-none-eabi-gcc not found (Debian package gcc-arm-none-eabi)" >&2; exit 2; }
 presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(mps2-an500)
+if [ ${#presets[@]} -eq 0 ]; then
+  presets=(mps2-an500-default mps2-an500-wnd2 mps2-an500-wnd6 mps2-an500-mss536 same70-xplained-default)
+fi
 for p in "${presets[@]}"; do
   echo "== firmware preset $p"
   cmake --preset "$p" >/dev/null
-  cmake --build --preset "$p" | grep -E -A1 "^\s+text" || true
+  out=$(cmake --build --preset "$p" 2>&1) || { echo "$out" >&2; exit 1; }
+  # the link's memory usage and the size report (the whole log when something warns)
+  if grep -q "warning:" <<<"$out"; then echo "$out" >&2; echo "build-boards: $p built with warnings" >&2; exit 1; fi
+  grep -E -A3 "Memory region|^\s+text" <<<"$out" || true
 done

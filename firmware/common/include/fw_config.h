@@ -26,6 +26,29 @@
 #define FW_TCP_SND_BUF_MSS FW_TCP_WND_MSS
 #endif
 
+/* ---- Per-board sizes (a board with less RAM; defined before the defaults below) ----------- */
+#if defined(FW_BOARD_SAME70_XPLAINED)
+/* ATSAME70Q21B, 384 KB SRAM: 64 KB non-cacheable GMAC region (the rings below), >= 16 KB stack,
+ * lwIP and the application in the rest (boards/same70-xplained/linker.ld). */
+#ifndef FW_MEM_SIZE
+#define FW_MEM_SIZE (64 * 1024)
+#endif
+#ifndef FW_PBUF_POOL_SIZE
+#define FW_PBUF_POOL_SIZE 64
+#endif
+#ifndef FW_MEMP_NUM_TCP_SEG
+#define FW_MEMP_NUM_TCP_SEG 128
+#endif
+#ifndef FW_MEMP_NUM_PBUF
+#define FW_MEMP_NUM_PBUF 128
+#endif
+#define FW_GMAC_RX_DESCS 32   /* receive descriptors, one buffer each: ~3.9 ms of full frames at 100 Mbit/s */
+#define FW_GMAC_TX_DESCS 8    /* transmit descriptors, one buffer each */
+#define FW_GMAC_BUF_SIZE 1536 /* one whole frame per buffer; a multiple of 64 (GMAC DCFGR.DRBS) */
+#define FW_USART_RX_RING 512  /* console receive ring (bytes, power of two) */
+#define FW_USART_TX_RING 4096 /* console transmit ring (bytes, power of two) */
+#endif
+
 /* ---- lwIP memory ------------------------------------------------------------------------ */
 #ifndef FW_MEM_SIZE /* lwIP heap: PBUF_RAM (UDP datagrams, ICMP), TCP segment copies */
 #define FW_MEM_SIZE (128 * 1024)
@@ -45,6 +68,7 @@
 #define FW_MEMP_NUM_UDP_PCB 12 /* iperf, the lingering iperf server, FW_STREAM_MAX streams */
 #define FW_MEMP_NUM_RAW_PCB 2
 #define FW_ARP_TABLE_SIZE 8
+#define FW_ARP_QUEUE_LEN 32 /* packets held per unresolved address: a first burst outlives ARP */
 
 /* ---- Console ------------------------------------------------------------------------------ */
 #define FW_CONSOLE_LINE_MAX 256 /* bytes of one command line, terminator excluded */

@@ -3,12 +3,39 @@
 #include <stdio.h>
 
 #include "fw_platform.h"
+#include "lan9118.h"
 #include "mps2_an500.h"
+
+#define WAKE_TICK_HZ 1000u /* SysTick wakes the idle loop for lwIP's timers and the app's deadlines */
+#define WAKE_IRQS ((1u << IRQ_UART0_RX) | (1u << IRQ_LAN9118))
 
 void board_console_init(void)
 {
     UART_BAUDDIV(UART0_BASE) = 16u;
     UART_CTRL(UART0_BASE) = UART_CTRL_TXEN | UART_CTRL_RXEN;
+}
+
+void board_idle_init(void)
+{
+    /* Interrupts stay masked (PRIMASK): nothing runs in handler mode, but a pending interrupt
+     * still ends WFI. The loop acknowledges the sources and polls the devices itself. */
+    __asm volatile("cpsid i" ::: "memory");
+    UART_CTRL(UART0_BASE) |= UART_CTRL_RXIE;
+    lan9118_wake_on_rx();
+    SYST_RVR = SYSCLK_HZ / WAKE_TICK_HZ - 1u;
+    SYST_CVR = 0u;
+    SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
+    NVIC_ISER0 = WAKE_IRQS;
+}
+
+void board_wait_for_event(void)
+{
+    __asm volatile("dsb\n\twfi" ::: "memory");
+    /* acknowledge every source before the loop polls: an event after this pends again */
+    UART_INTSTATUS(UART0_BASE) = UART_INT_RX;
+    lan9118_clear_wake();
+    SCB_ICSR = SCB_ICSR_PENDSTCLR;
+    NVIC_ICPR0 = WAKE_IRQS;
 }
 
 int board_console_getc(void)
@@ -79,4 +106,6 @@ void board_fatal(const char *msg, const char *file, int line)
 {
     board_diag("\r\nFATAL lwIP assertion \"%s\" at %s:%d\r\n", msg, file, line);
     fw_platform_restart();
+    for (;;) {
+    }
 }

@@ -20,6 +20,9 @@
 #define RX_STATUS_FIFO R(0x40u)
 #define TX_STATUS_FIFO R(0x48u)
 #define ID_REV R(0x50u)
+#define IRQ_CFG R(0x54u)
+#define INT_STS R(0x58u)
+#define INT_EN R(0x5Cu)
 #define BYTE_TEST R(0x64u)
 #define TX_CFG R(0x70u)
 #define HW_CFG R(0x74u)
@@ -42,6 +45,10 @@
 #define MAC_CR_RXEN (1u << 2)
 #define MAC_CR_TXEN (1u << 3)
 #define MAC_CR_FDPX (1u << 20)
+#define IRQ_CFG_TYPE (1u << 0) /* push-pull */
+#define IRQ_CFG_POL (1u << 4)  /* active high */
+#define IRQ_CFG_EN (1u << 8)
+#define INT_RSFL (1u << 3) /* RX status FIFO above its level (level 0: any frame) */
 #define TXA_FIRST_SEG (1u << 13)
 #define TXA_LAST_SEG (1u << 12)
 #define RXS_ERROR (1u << 15)
@@ -129,6 +136,18 @@ int lan9118_poll(struct netif *netif, int max_frames)
         }
     }
     return count;
+}
+
+void lan9118_wake_on_rx(void)
+{
+    INT_STS = INT_RSFL;
+    INT_EN = INT_RSFL;
+    IRQ_CFG = IRQ_CFG_EN | IRQ_CFG_POL | IRQ_CFG_TYPE;
+}
+
+void lan9118_clear_wake(void)
+{
+    INT_STS = INT_RSFL; /* write 1 to clear; a frame arriving after this sets it again */
 }
 
 err_t lan9118_netif_init(struct netif *netif)
