@@ -1,30 +1,35 @@
 """The Cortex-M7 firmware image on QEMU's mps2-an500 machine, run inside the DUT namespace with
-its LAN9118 on the bench's tap device and its UART on a pseudo-terminal (QEMU's `-serial pty`)."""
+its LAN9118 on the bench's tap device. Its UART0 is QEMU's stdio, and QEMU's stdin/stdout are the
+bench-owned pseudo-terminal (PtySerialLine): the suite opens the other side as a serial port, which
+stays the same while QEMU is stopped, restarted or started with another image."""
 
 from __future__ import annotations
 
-import re
 import subprocess
-import threading
+import time
 from pathlib import Path
 from typing import Self
 
 from hil.errors import BenchError, DutError
+from hil.host_dut import PtySerialLine
 from hil.proc import stop_process
 
 QEMU = "qemu-system-arm"
 MACHINE = "mps2-an500"
-_PTY = re.compile(r"char device redirected to (/dev/pts/\d+)")
+START_CHECK_S = 0.3  # QEMU rejects a bad image or NIC at once; after this it is running
 
 
 class QemuDutProcess:
-    def __init__(self, image: Path, netns_prefix: list[str], tap: str, log_path: Path) -> None:
+    def __init__(
+        self, image: Path, netns_prefix: list[str], tap: str, line: PtySerialLine, log_path: Path, mac: str | None
+    ) -> None:
         self.image = image
         self.netns_prefix = netns_prefix
         self.tap = tap
+        self.line = line
         self.log_path = log_path
-        self.console_port: str | None = None
-        self._proc: subprocess.Popen[str] | None = None
+        self.mac = mac
+        self._proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Self:
         self.start()
@@ -33,42 +38,49 @@ class QemuDutProcess:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def start(self, timeout_s: float = 10.0) -> None:
+    def argv(self) -> list[str]:
+        nic = f"tap,ifname={self.tap},script=no,downscript=no" + (f",mac={self.mac}" if self.mac else "")
+        return [
+            *self.netns_prefix, QEMU, "-M", MACHINE, "-display", "none", "-monitor", "none",
+            "-chardev", "stdio,id=console,signal=off", "-serial", "chardev:console",
+            "-kernel", str(self.image), "-nic", nic,
+        ]  # fmt: skip
+
+    def start(self) -> None:
         if not self.image.is_file():
             raise BenchError(f"firmware image not found: {self.image} (build it with firmware/tools/build-boards.sh)")
-        argv = [
-            *self.netns_prefix, QEMU, "-M", MACHINE, "-display", "none", "-monitor", "none", "-serial", "pty",
-            "-kernel", str(self.image), "-nic", f"tap,ifname={self.tap},script=no,downscript=no",
-        ]  # fmt: skip
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                start_new_session=True,
-            )  # fmt: skip
-        except FileNotFoundError:
-            raise BenchError(f"{QEMU} is not installed (Debian package qemu-system-arm)") from None
-        found = threading.Event()
-        log = self.log_path.open("w")
+        with self.log_path.open("wb") as log:
+            try:
+                self._proc = subprocess.Popen(
+                    self.argv(), stdin=self.line.master, stdout=self.line.master, stderr=log, start_new_session=True
+                )
+            except FileNotFoundError:
+                raise BenchError(f"{QEMU} is not installed (Debian package qemu-system-arm)") from None
+        time.sleep(START_CHECK_S)
+        if self._proc.poll() is not None:
+            code = self._proc.returncode
+            self._proc = None
+            raise DutError(f"QEMU exited at start (code {code}): {self.log_tail()}")
 
-        def pump() -> None:  # QEMU's output: the pty line first, then anything it complains about
-            assert self._proc is not None and self._proc.stdout is not None
-            for line in self._proc.stdout:
-                log.write(line)
-                log.flush()
-                m = _PTY.search(line)
-                if m:
-                    self.console_port = m.group(1)
-                    found.set()
-            log.close()
-
-        threading.Thread(target=pump, daemon=True).start()
-        if not found.wait(timeout_s):
-            self.stop()
-            raise DutError(f"QEMU gave no console within {timeout_s:g} s: {self.log_path.read_text()[-300:]}")
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
 
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
+
+    def exit_code(self) -> int | None:
+        return self._proc.poll() if self._proc else None
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def log_tail(self, lines: int = 3) -> str:
+        return " | ".join(self.log_text().strip().splitlines()[-lines:]) or "no output"
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None

@@ -36,6 +36,7 @@ class LinkConfig(Strict):
 
 class NetworkConfig(Strict):
     pc_ip: str = "10.77.0.1"
+    pc_netns: str | None = None  # real boards: the namespace holding the PC's bench NIC (None: the root one)
     dut_ip: str = "10.77.0.2"
     prefix_len: Annotated[int, Field(ge=8, le=30)] = 24
     dut_mac: str = "02:00:00:00:00:02"
@@ -80,9 +81,27 @@ class FirmwareConfig(Strict):
 
 
 class ConsoleConfig(Strict):
-    port: str = "pty"  # "pty": the virtual DUT's own pseudo-terminal; else a serial device
+    port: str = "pty"  # "pty": the DUT's console owned by the bench (virtual, qemu); else a serial device
     baud: Annotated[int, Field(gt=0)] = 115200
     boot_timeout_s: Annotated[float, Field(gt=0, le=600)] = 10.0
+
+
+# DUT kind -> the flashers that fit it (the first is the default)
+FLASHERS: dict[str, tuple[str, ...]] = {
+    "virtual": ("process",),
+    "qemu": ("qemu",),
+    "same70": ("pyocd", "openocd"),
+}
+LOCAL_KINDS = ("virtual", "qemu")  # DUTs that run on the bench PC, on the virtual link
+
+
+class ProbeConfig(Strict):
+    """The debug probe of a board (the SAME70 Xplained's EDBG is CMSIS-DAP)."""
+
+    target: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")] = "atsame70q21b"
+    unique_id: str | None = None  # pyocd --uid / OpenOCD adapter serial; None: the only probe attached
+    openocd_board: str = "board/atmel_same70_xplained.cfg"
+    timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
 
 
 class DutConfig(Strict):
@@ -90,18 +109,37 @@ class DutConfig(Strict):
     kind: Literal["virtual", "qemu", "same70", "esp32"]
     firmware: FirmwareConfig = FirmwareConfig()
     console: ConsoleConfig = ConsoleConfig()
-    flasher: Literal["process", "qemu", "pyocd", "openocd", "esptool"] = "process"
+    flasher: Literal["process", "qemu", "pyocd", "openocd", "esptool"] | None = None  # None: the kind's default
+    probe: ProbeConfig = ProbeConfig()
     network: NetworkConfig = NetworkConfig()
     link: LinkConfig = LinkConfig()
     thresholds: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
 
     @model_validator(mode="after")
     def _kind_supported(self) -> DutConfig:
-        if self.kind != "virtual":
-            raise ValueError(f"DUT kind {self.kind!r} is not supported yet (supported: virtual)")
-        if self.flasher != "process":
-            raise ValueError(f"flasher {self.flasher!r} does not fit kind 'virtual' (use 'process')")
+        if self.kind not in FLASHERS:
+            raise ValueError(f"DUT kind {self.kind!r} is not supported yet (supported: {', '.join(FLASHERS)})")
+        fits = FLASHERS[self.kind]
+        if self.flasher is not None and self.flasher not in fits:
+            raise ValueError(f"flasher {self.flasher!r} does not fit kind {self.kind!r} (use {' or '.join(fits)})")
+        if self.kind in LOCAL_KINDS and self.console.port != "pty":
+            raise ValueError(f"kind {self.kind!r} has its console on the bench's pty: console.port must be 'pty'")
+        board = self.kind
+        if board not in LOCAL_KINDS:
+            if self.console.port == "pty":
+                raise ValueError(f"kind {board!r} needs console.port: the board's serial device (e.g. /dev/ttyACM0)")
+            if self.link.shaping or self.link.loss_pct:
+                raise ValueError(f"kind {board!r} is a real board on a real link: set link.shaping false, loss_pct 0")
         return self
+
+    @property
+    def flasher_name(self) -> str:
+        return self.flasher or FLASHERS[self.kind][0]
+
+    @property
+    def local(self) -> bool:
+        """Runs on the bench PC on the virtual link (namespaces, tap): needs root."""
+        return self.kind in LOCAL_KINDS
 
 
 class PcTools(Strict):

@@ -12,9 +12,7 @@ class Profile:
     repeat: int
     duration_s: float
     pc_windows: tuple[str, ...]
-    dut_window_configs: tuple[tuple[str, int], ...]  # (build config, TCP_WND in segments)
     pc_mss: tuple[int, ...]
-    dut_mss_configs: tuple[tuple[str, int], ...]
     lengths: tuple[int, ...]
     data_sizes: tuple[str, ...]
     capacity_lengths: tuple[int, ...]
@@ -30,9 +28,7 @@ QUICK = Profile(
     repeat=3,
     duration_s=3.0,
     pc_windows=("8K", "32K", "128K"),
-    dut_window_configs=(("wnd2", 2), ("wnd4", 4), ("default", 8), ("wnd16", 16)),
     pc_mss=(536, 960, 1460),
-    dut_mss_configs=(("mss536", 536), ("default", 1460)),
     lengths=(64, 100, 500, 1448),
     data_sizes=("10M",),
     capacity_lengths=(1448, 500),
@@ -48,9 +44,7 @@ FULL = Profile(
     repeat=3,
     duration_s=10.0,
     pc_windows=("4K", "8K", "16K", "32K", "64K", "128K"),
-    dut_window_configs=(("wnd2", 2), ("wnd4", 4), ("default", 8), ("wnd16", 16)),
     pc_mss=(160, 360, 560, 760, 960, 1160, 1360, 1460),  # seed 000's series, plus 1460
-    dut_mss_configs=(("mss536", 536), ("default", 1460)),
     lengths=(64, 100, 500, 1448),  # thesis tables 8 and 10
     data_sizes=("100M", "500M"),  # thesis: 100 MB and 500 MB
     capacity_lengths=(64, 100, 500, 1448),

@@ -58,7 +58,7 @@ def test_dut_mss_builds(hil: HilContext) -> None:
     allure.dynamic.title("MSS, DUT TCP_MSS builds 536/1460, both directions")
     scenario = "mss_dut"
     records = []
-    for config, mss in hil.profile.dut_mss_configs:
+    for config, mss in hil.dut.adapter.mss_configs:
         identity = hil.flash_config(config)
         assert int(identity.fields["tcp_mss"]) == mss, f"config {config} reports TCP_MSS {identity.fields['tcp_mss']}"
         for direction in ("dut_rx", "dut_tx"):

@@ -48,7 +48,7 @@ def test_dut_window_ladder(hil: HilContext) -> None:
     scenario = "window_dut"
     records = []
     with hil.unshaped_link():
-        for config, k in hil.profile.dut_window_configs:
+        for config, k in hil.dut.adapter.window_ladder:
             identity = hil.flash_config(config)
             wnd = int(identity.fields["tcp_wnd"])
             spec = TrafficSpec("tcp", "dut_rx", hil.duration_s)

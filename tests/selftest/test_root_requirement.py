@@ -1,6 +1,7 @@
 import pytest
 
 from fixtures import options as bench
+from hil.config.bench import DutConfig
 
 pytestmark = pytest.mark.selftest
 
@@ -13,8 +14,24 @@ class FakeItem:
         return object() if name == self.marker else None
 
 
+class FakeConfig:
+    def __init__(self, dut: DutConfig | None = None) -> None:
+        self.stash = {bench.DUT_KEY: dut} if dut else {}
+
+
 def test_without_root_the_virtual_bench_stops_with_one_message(monkeypatch):
     monkeypatch.setattr(bench.os, "geteuid", lambda: 1000)
+    items = [FakeItem("hil"), FakeItem("virtual_bench"), FakeItem("selftest")]
     with pytest.raises(pytest.UsageError, match="2 selected tests need the virtual bench, which needs root"):
-        bench.pytest_collection_modifyitems(None, [FakeItem("hil"), FakeItem("virtual_bench"), FakeItem("selftest")])
-    bench.pytest_collection_modifyitems(None, [FakeItem("selftest")])  # self-tests alone run without root
+        bench.pytest_collection_modifyitems(FakeConfig(), items)
+    bench.pytest_collection_modifyitems(FakeConfig(), [FakeItem("selftest")])  # self-tests alone run without root
+
+
+def test_a_real_board_needs_no_root_for_hil_tests(monkeypatch):
+    monkeypatch.setattr(bench.os, "geteuid", lambda: 1000)
+    board = DutConfig(
+        name="board", kind="same70", console={"port": "/dev/ttyACM0"}, link={"shaping": False}, thresholds="x"
+    )
+    bench.pytest_collection_modifyitems(FakeConfig(board), [FakeItem("hil"), FakeItem("selftest")])
+    with pytest.raises(pytest.UsageError, match="1 selected tests need the virtual bench"):
+        bench.pytest_collection_modifyitems(FakeConfig(board), [FakeItem("hil"), FakeItem("virtual_bench")])

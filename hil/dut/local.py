@@ -1,0 +1,91 @@
+"""DUTs that run on the bench PC itself (the host firmware as a process, the board image on
+QEMU): "flashing" starts the image, and the console is a pseudo-terminal the bench owns.
+
+The bench-owned console is opened by pytest-embedded's serial service exactly as a USB serial
+port, and like one it stays open while the DUT is killed, restarted or flashed with another build
+configuration. A program that exited is a DUT fault; the next test re-flashes (restarts) it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Protocol
+
+from hil.config.bench import DutConfig
+from hil.dut.images import ImageSource
+from hil.host_dut import PtySerialLine
+from hil.netns import VirtualTopology
+
+
+class DutProgram(Protocol):
+    @property
+    def pid(self) -> int | None: ...
+    def alive(self) -> bool: ...
+    def exit_code(self) -> int | None: ...
+    def log_text(self) -> str: ...
+    def stop(self) -> None: ...
+
+
+class LocalDut(ABC):
+    window_ladder: tuple[tuple[str, int], ...]  # (build config, TCP_WND in MSS) for the DUT window sweep
+    mss_configs: tuple[tuple[str, int], ...]  # (build config, TCP_MSS) for the DUT MSS builds
+
+    def __init__(self, cfg: DutConfig, topology: VirtualTopology, workdir: Path, images: ImageSource) -> None:
+        self.cfg = cfg
+        self.topology = topology
+        self.workdir = workdir
+        self.images = images
+        self.flash_count = 0
+        self.current_config: str | None = None
+        self._program: DutProgram | None = None
+        self._line: PtySerialLine | None = None
+
+    @abstractmethod
+    def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
+        """Starts the image with its console on `line`; raises BenchError/DutError on failure."""
+
+    @property
+    def console_port(self) -> str:
+        return str(self.workdir / "console")
+
+    @property
+    def default_config(self) -> str:
+        return self.images.default_config
+
+    def flash(self, config: str | None = None) -> None:
+        """Installs and starts a build configuration (default: the bench file's), replacing a
+        running one. The console port stays the same."""
+        config = config or self.default_config
+        image = self.images.image(config)
+        self.stop_program()
+        if self._line is None:
+            self._line = PtySerialLine(self.workdir / "console")
+        self._program = self._start(image, self._line)
+        self.current_config = config
+        self.flash_count += 1
+
+    def alive(self) -> bool:
+        return self._program is not None and self._program.alive()
+
+    def exit_code(self) -> int | None:
+        return self._program.exit_code() if self._program else None
+
+    def process_log(self) -> str:
+        return self._program.log_text() if self._program else ""
+
+    @property
+    def pid(self) -> int | None:
+        return self._program.pid if self._program else None
+
+    def stop_program(self) -> None:
+        if self._program is not None:
+            self._program.stop()
+            self._program = None
+
+    def stop(self) -> None:
+        """Stops the program and releases the console port (end of the session)."""
+        self.stop_program()
+        if self._line is not None:
+            self._line.close()
+            self._line = None

@@ -1,0 +1,64 @@
+"""Programming a board's flash through its debug probe: pyocd (needs the part's CMSIS pack,
+installed once per PC) or OpenOCD's built-in board script. Both fail fast, with one message,
+when no probe is attached: pyocd is run with --no-wait, OpenOCD stops at its adapter init, and
+each is bounded by the probe's timeout."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from hil.config.bench import ProbeConfig
+from hil.errors import BenchError
+
+_NO_PROBE = ("No connected debug probes", "unable to find a matching CMSIS-DAP", "No J-Link device found",
+             "unable to open", "No target device available")  # fmt: skip
+
+
+def _run(argv: list[str], what: str, timeout_s: float, log_path: Path) -> str:
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+    except FileNotFoundError:
+        raise BenchError(f"{what}: {argv[0]} is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"{what}: no answer within {timeout_s:g} s (probe.timeout_s); is the probe busy?") from None
+    output = proc.stdout + proc.stderr
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.write_text(f"$ {' '.join(argv)}\n{output}")
+    if proc.returncode != 0:
+        if any(marker in output for marker in _NO_PROBE):
+            raise BenchError(f"{what}: no debug probe attached (connect the board's debug USB port)")
+        lines = [ln for ln in output.strip().splitlines() if "rror" in ln] or output.strip().splitlines()[-1:]
+        raise BenchError(f"{what} failed (exit {proc.returncode}): {lines[0].strip() if lines else 'no output'}")
+    return output
+
+
+def pyocd_has_target(pyocd: str, target: str) -> bool:
+    out = subprocess.run([pyocd, "list", "--targets"], capture_output=True, text=True, timeout=60, check=False)
+    return any(line.split()[:1] == [target] for line in out.stdout.splitlines())
+
+
+def flash_pyocd(image: Path, probe: ProbeConfig, log_path: Path) -> None:
+    pyocd = shutil.which("pyocd")
+    if pyocd is None:
+        raise BenchError("flasher pyocd: the pyocd command is not installed (pip requirement pyocd)")
+    if not pyocd_has_target(pyocd, probe.target):
+        raise BenchError(
+            f"flasher pyocd: no target {probe.target!r}: install its pack once on this PC with "
+            f"`pyocd pack install {probe.target}` (needs internet), or set flasher: openocd"
+        )
+    argv = [pyocd, "flash", "--no-wait", "-t", probe.target, *(["-u", probe.unique_id] if probe.unique_id else []),
+            str(image)]  # fmt: skip
+    _run(argv, "flasher pyocd", probe.timeout_s, log_path)  # programs, then resets the target (pyocd's default)
+
+
+def flash_openocd(image: Path, probe: ProbeConfig, log_path: Path) -> None:
+    argv = ["openocd", "-f", probe.openocd_board]
+    if probe.unique_id:
+        argv += ["-c", f"adapter serial {probe.unique_id}"]
+    argv += ["-c", f"program {image} verify reset exit"]
+    _run(argv, "flasher openocd", probe.timeout_s, log_path)
+
+
+FLASHERS = {"pyocd": flash_pyocd, "openocd": flash_openocd}

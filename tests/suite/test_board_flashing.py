@@ -1,0 +1,59 @@
+"""A real-board DUT kind with nothing attached: the run stops within seconds, before any
+measurement, with one line naming the DUT, the flasher and the problem (no probe, no pack).
+These need neither root nor a board: exactly the situation of a bench PC with the board
+unplugged."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hil.paths import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+MAX_SECONDS = 20.0  # pytest's own start-up included; the flasher gives up in well under a second
+
+
+def same70_bench(tmp_path: Path, flasher: str, target: str) -> Path:
+    path = tmp_path / "same70.yaml"
+    path.write_text(
+        "duts:\n  - name: board-1\n    kind: same70\n"
+        f"    flasher: {flasher}\n    probe: {{target: {target}, timeout_s: 30}}\n"
+        "    console: {port: /dev/ttyACM0}\n    link: {shaping: false}\n    thresholds: same70-100m\n"
+    )
+    return path
+
+
+def run_board_suite(tmp_path: Path, bench: Path) -> tuple[subprocess.CompletedProcess[str], float]:
+    argv = [sys.executable, "-m", "pytest", "tests/hil/test_baseline.py", "--bench", str(bench),
+            "--results-dir", str(tmp_path / "results"), f"--alluredir={tmp_path / 'allure'}"]  # fmt: skip
+    start = time.monotonic()
+    proc = subprocess.run(argv, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120, check=False)
+    return proc, time.monotonic() - start
+
+
+@pytest.mark.parametrize(
+    ("flasher", "target", "message"),
+    [
+        ("openocd", "atsame70q21b", "flasher openocd: no debug probe attached"),
+        # a target pyocd knows without a pack, to reach its probe search
+        ("pyocd", "cortex_m", "flasher pyocd: no debug probe attached"),
+        ("pyocd", "atsame70q21b", "pyocd pack install atsame70q21b"),
+    ],
+)
+def test_same70_without_probe_or_pack_stops_within_seconds_with_one_message(
+    tmp_path: Path, flasher: str, target: str, message: str
+) -> None:
+    proc, elapsed = run_board_suite(tmp_path, same70_bench(tmp_path, flasher, target))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, out[-2000:]
+    assert elapsed < MAX_SECONDS, f"took {elapsed:.1f} s"
+    lines = [line for line in out.splitlines() if message in line]
+    assert len(lines) == 1 and "cannot flash DUT 'board-1'" in lines[0], out[-2000:]
+    assert "Traceback" not in out and "passed" not in out and "failed" not in out.replace("failed (", "")
+    print(f"{elapsed:.1f} s: {lines[0]}")
