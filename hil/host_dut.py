@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import time
 import tty
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Self
 
 from hil.errors import BenchError, DutError
-from hil.proc import start_logged, stop_process
+from hil.proc import WatchedProcess, start_logged, stop_process
 
 CONSOLE_APPEAR_TIMEOUT_S = 5.0
 
@@ -59,7 +58,7 @@ class PtySerialLine:
             self.link.unlink()
 
 
-class HostDutProcess:
+class HostDutProcess(WatchedProcess):
     """Starts, watches and stops one host DUT program."""
 
     def __init__(self, spec: HostDutSpec, workdir: Path, line: PtySerialLine | None = None) -> None:
@@ -68,7 +67,7 @@ class HostDutProcess:
         self.line = line
         self.console_path = line.link if line else workdir / "console"
         self.log_path = workdir / "dut-process.log"
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc = None
 
     def start(self) -> None:
         binary = self.spec.binary
@@ -99,25 +98,6 @@ class HostDutProcess:
                 self.stop()
                 raise DutError(f"DUT console did not appear within {CONSOLE_APPEAR_TIMEOUT_S:.0f} s")
             time.sleep(0.02)
-
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
-
-    def alive(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
-    def exit_code(self) -> int | None:
-        return self._proc.poll() if self._proc else None
-
-    def log_text(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except FileNotFoundError:
-            return ""
-
-    def log_tail(self, lines: int = 5) -> str:
-        return " | ".join(self.log_text().strip().splitlines()[-lines:])
 
     def stop(self, grace_s: float = 3.0) -> None:
         proc, self._proc = self._proc, None

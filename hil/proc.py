@@ -36,6 +36,32 @@ def start_logged(
             raise BenchError(f"{what}: program not found: {exc.filename}") from None
 
 
+class WatchedProcess:
+    """A started program with its log: whether it still runs, how it ended, what it said."""
+
+    log_path: Path
+    _proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def exit_code(self) -> int | None:
+        return self._proc.poll() if self._proc else None
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def log_tail(self, lines: int = 5) -> str:
+        return " | ".join(self.log_text().strip().splitlines()[-lines:]) or "no output"
+
+
 def stop_process(proc: subprocess.Popen[bytes] | None, grace_s: float = 2.0) -> None:
     if proc is None or proc.poll() is not None:
         return

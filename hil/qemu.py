@@ -12,14 +12,14 @@ from typing import Self
 
 from hil.errors import BenchError, DutError
 from hil.host_dut import PtySerialLine
-from hil.proc import stop_process
+from hil.proc import WatchedProcess, stop_process
 
 QEMU = "qemu-system-arm"
 MACHINE = "mps2-an500"
 START_CHECK_S = 0.3  # QEMU rejects a bad image or NIC at once; after this it is running
 
 
-class QemuDutProcess:
+class QemuDutProcess(WatchedProcess):
     def __init__(
         self, image: Path, netns_prefix: list[str], tap: str, line: PtySerialLine, log_path: Path, mac: str | None
     ) -> None:
@@ -29,7 +29,7 @@ class QemuDutProcess:
         self.line = line
         self.log_path = log_path
         self.mac = mac
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc = None
 
     def __enter__(self) -> Self:
         self.start()
@@ -61,26 +61,7 @@ class QemuDutProcess:
         if self._proc.poll() is not None:
             code = self._proc.returncode
             self._proc = None
-            raise DutError(f"QEMU exited at start (code {code}): {self.log_tail()}")
-
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
-
-    def alive(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
-    def exit_code(self) -> int | None:
-        return self._proc.poll() if self._proc else None
-
-    def log_text(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except FileNotFoundError:
-            return ""
-
-    def log_tail(self, lines: int = 3) -> str:
-        return " | ".join(self.log_text().strip().splitlines()[-lines:]) or "no output"
+            raise DutError(f"QEMU exited at start (code {code}): {self.log_tail(3)}")
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None

@@ -1,7 +1,4 @@
 /* board.c - fw_platform.h for QEMU's mps2-an500: UART0 console, FPGAIO clock, reset. */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "fw_platform.h"
 #include "lan9118.h"
 #include "mps2_an500.h"
@@ -90,22 +87,3 @@ const char *fw_platform_target(void)
     return "mps2-an500";
 }
 
-void board_diag(const char *fmt, ...)
-{
-    char buf[160];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0) {
-        fw_platform_console_write(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-    }
-}
-
-void board_fatal(const char *msg, const char *file, int line)
-{
-    board_diag("\r\nFATAL lwIP assertion \"%s\" at %s:%d\r\n", msg, file, line);
-    fw_platform_restart();
-    for (;;) {
-    }
-}

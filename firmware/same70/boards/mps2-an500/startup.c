@@ -1,13 +1,9 @@
 /* startup.c - vector table and reset handler for the Cortex-M7 (no vendor code). */
 #include <stdint.h>
-#include <string.h>
+
+#include "board_common.h"
 
 extern uint32_t __stack_top;
-extern uint32_t __data_load;
-extern uint32_t __data_start;
-extern uint32_t __data_end;
-extern uint32_t __bss_start;
-extern uint32_t __bss_end;
 
 int main(void);
 void Reset_Handler(void);
@@ -15,8 +11,7 @@ void Fault_Handler(void);
 
 void Reset_Handler(void)
 {
-    memcpy(&__data_start, &__data_load, (size_t)((char *)&__data_end - (char *)&__data_start));
-    memset(&__bss_start, 0, (size_t)((char *)&__bss_end - (char *)&__bss_start));
+    board_init_memory();
     main();
     for (;;) {
     }

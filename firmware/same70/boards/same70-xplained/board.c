@@ -9,9 +9,7 @@
  * 87 us at 115200 Bd, is not lost), and drains a transmit ring (console output does not stall
  * the network loop for milliseconds). Nothing else uses interrupts.
  */
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "board.h"
 #include "fw_config.h"
@@ -414,26 +412,6 @@ void fw_platform_restart(void)
 const char *fw_platform_target(void)
 {
     return "same70-xplained";
-}
-
-void board_diag(const char *fmt, ...)
-{
-    char buf[160];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0) {
-        fw_platform_console_write(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-    }
-}
-
-void board_fatal(const char *msg, const char *file, int line)
-{
-    board_diag("\r\nFATAL lwIP assertion \"%s\" at %s:%d\r\n", msg, file, line);
-    fw_platform_restart();
-    for (;;) {
-    }
 }
 
 /* Called by startup.c's Fault_Handler with the exception frame (r0-r3, r12, lr, pc, xPSR):

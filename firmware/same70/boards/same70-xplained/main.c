@@ -1,7 +1,7 @@
 /* main.c - the test firmware on the SAME70 Xplained (GMAC + KSZ8081, EDBG console): one polling loop. */
 #include "board.h"
+#include "board_common.h"
 #include "fw_app.h"
-#include "fw_parse.h"
 #include "fw_platform.h"
 #include "gmac.h"
 #include "lwip/init.h"
@@ -11,15 +11,6 @@
 
 #define LINK_CHECK_US 500000u
 #define BOOT_LINK_WAIT_US 4000000u /* auto-negotiation takes ~2-3 s; BOOT then finds the link up */
-
-static const uint8_t mac[6] = FW_BOARD_MAC;
-
-static void addr(ip4_addr_t *a, const char *text)
-{
-    uint32_t v = 0;
-    (void)fw_parse_ipv4(text, &v);
-    ip4_addr_set_u32(a, lwip_htonl(v));
-}
 
 /* Waits (bounded) for the first link so tests can start at BOOT; diagnostics before the banner. */
 static void boot_link(struct netif *netif)
@@ -47,22 +38,16 @@ static void boot_link(struct netif *netif)
 int main(void)
 {
     static struct netif netif;
-    ip4_addr_t ip, mask, gw;
     board_init();
     if (board_clock_problem() != NULL) {
         board_diag("same70-xplained: %s\r\n", board_clock_problem());
     }
     lwip_init();
-    addr(&ip, FW_BOARD_IP);
-    addr(&mask, FW_BOARD_NETMASK);
-    addr(&gw, FW_BOARD_GW);
-    if (netif_add(&netif, &ip, &mask, &gw, (void *)mac, gmac_netif_init, ethernet_input) == NULL) {
+    if (!board_netif_start(&netif, gmac_netif_init)) {
         board_diag("\r\nFATAL GMAC netif could not be added\r\n");
         for (;;) {
         }
     }
-    netif_set_default(&netif);
-    netif_set_up(&netif);
     boot_link(&netif);
     fw_app_init(&netif);
     uint64_t next_link_check = fw_platform_time_us() + LINK_CHECK_US;

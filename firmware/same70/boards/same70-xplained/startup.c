@@ -5,17 +5,12 @@
  * image is built for the soft-float ABI).
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "board.h"
+#include "board_common.h"
 #include "same70.h"
 
 extern uint32_t __stack_top;
-extern uint32_t __data_load;
-extern uint32_t __data_start;
-extern uint32_t __data_end;
-extern uint32_t __bss_start;
-extern uint32_t __bss_end;
 
 int main(void);
 void Reset_Handler(void);
@@ -59,8 +54,7 @@ void Reset_Handler(void)
     SCB_VTOR = (uint32_t)(uintptr_t)vectors;
     cpu_dsb();
     cpu_isb();
-    memcpy(&__data_start, &__data_load, (size_t)((char *)&__data_end - (char *)&__data_start));
-    memset(&__bss_start, 0, (size_t)((char *)&__bss_end - (char *)&__bss_start));
+    board_init_memory();
     main();
     for (;;) {
     }

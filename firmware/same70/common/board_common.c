@@ -1,0 +1,68 @@
+/* board_common.c - the C runtime set-up, the board netif and lwIP's diagnostics (arch/cc.h),
+ * shared by the Cortex-M7 boards. */
+#include "board_common.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fw_parse.h"
+#include "fw_platform.h"
+#include "lwip/def.h"
+#include "netif/ethernet.h"
+
+extern uint32_t __data_load;
+extern uint32_t __data_start;
+extern uint32_t __data_end;
+extern uint32_t __bss_start;
+extern uint32_t __bss_end;
+
+static const uint8_t board_mac[6] = FW_BOARD_MAC;
+
+void board_init_memory(void)
+{
+    memcpy(&__data_start, &__data_load, (size_t)((char *)&__data_end - (char *)&__data_start));
+    memset(&__bss_start, 0, (size_t)((char *)&__bss_end - (char *)&__bss_start));
+}
+
+static void addr(ip4_addr_t *a, const char *text)
+{
+    uint32_t v = 0;
+    (void)fw_parse_ipv4(text, &v);
+    ip4_addr_set_u32(a, lwip_htonl(v));
+}
+
+bool board_netif_start(struct netif *netif, netif_init_fn init)
+{
+    ip4_addr_t ip, mask, gw;
+    addr(&ip, FW_BOARD_IP);
+    addr(&mask, FW_BOARD_NETMASK);
+    addr(&gw, FW_BOARD_GW);
+    if (netif_add(netif, &ip, &mask, &gw, (void *)board_mac, init, ethernet_input) == NULL) {
+        return false;
+    }
+    netif_set_default(netif);
+    netif_set_up(netif);
+    return true;
+}
+
+void board_diag(const char *fmt, ...)
+{
+    char buf[160];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        fw_platform_console_write(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+    }
+}
+
+void board_fatal(const char *msg, const char *file, int line)
+{
+    board_diag("\r\nFATAL lwIP assertion \"%s\" at %s:%d\r\n", msg, file, line);
+    fw_platform_restart();
+    for (;;) {
+    }
+}

@@ -1,0 +1,17 @@
+/* board_common.h - what every Cortex-M7 board of this firmware shares: the C runtime set-up, the
+ * netif with the board's built-in address, and lwIP's diagnostics on the console. */
+#ifndef BOARD_COMMON_H
+#define BOARD_COMMON_H
+
+#include <stdbool.h>
+
+#include "lwip/netif.h"
+
+/** Copies .data from flash and zeroes .bss (linker symbols __data_* and __bss_*). */
+void board_init_memory(void);
+
+/** Adds and brings up the board's Ethernet netif with FW_BOARD_IP/NETMASK/GW and FW_BOARD_MAC;
+ * false when the driver's init function fails. */
+bool board_netif_start(struct netif *netif, netif_init_fn init);
+
+#endif /* BOARD_COMMON_H */
