@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from hil.config.bench import ProbeConfig
@@ -39,8 +40,14 @@ def pyocd_has_target(pyocd: str, target: str) -> bool:
     return any(line.split()[:1] == [target] for line in out.stdout.splitlines())
 
 
+def _pyocd_command() -> str | None:
+    """pyocd of this Python environment (the suite's venv need not be on PATH), else PATH's."""
+    beside = Path(sys.executable).parent / "pyocd"
+    return str(beside) if beside.is_file() else shutil.which("pyocd")
+
+
 def flash_pyocd(image: Path, probe: ProbeConfig, log_path: Path) -> None:
-    pyocd = shutil.which("pyocd")
+    pyocd = _pyocd_command()
     if pyocd is None:
         raise BenchError("flasher pyocd: the pyocd command is not installed (pip requirement pyocd)")
     if not pyocd_has_target(pyocd, probe.target):
