@@ -140,7 +140,12 @@ def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None
         pytest.fail("the suite never started the virtual bench")
     time.sleep(3)  # in the middle of a traffic test
     os.kill(child.pid, signal.SIGINT)
-    out, _ = child.communicate(timeout=60)
+    try:
+        out, _ = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out, _ = child.communicate()
+        pytest.fail(f"the suite did not stop within 60 s of Ctrl-C; its last output:\n{out[-3000:]}")
     assert child.returncode != 0
     assert "KeyboardInterrupt" in out
     assert not leftovers(child.pid, tmp_path, iperf_before), leftovers(child.pid, tmp_path, iperf_before)
