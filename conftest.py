@@ -1,13 +1,46 @@
 """Top-level pytest configuration of the HIL suite."""
 
+import multiprocessing
+import os
 import signal
+import sys
+import threading
+
+from hil.netns import delete_run_namespaces
 
 pytest_plugins = ["fixtures.options", "fixtures.host_bench", "fixtures.bench"]
 
+UNWIND_LIMIT_S = 30.0
 
-def _sigterm_as_interrupt(signum: int, frame: object) -> None:
+
+def _last_resort_cleanup() -> None:
+    """Runs when the fixtures have not finished unwinding UNWIND_LIMIT_S after Ctrl-C or SIGTERM
+    (a third-party teardown that blocks): removes this run's namespaces with every DUT, QEMU and
+    iperf process in them, and its helper processes, and exits."""
+    removed = delete_run_namespaces(os.getpid())
+    for helper in multiprocessing.active_children():  # e.g. pytest-embedded's serial reader
+        helper.kill()
+    sys.stderr.write(
+        f"\nhil: teardown still running {UNWIND_LIMIT_S:g} s after the interrupt; removed {len(removed)} "
+        "namespaces with their processes and stopped\n"
+    )
+    sys.stderr.flush()
+    os._exit(130)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C and SIGTERM unwind like KeyboardInterrupt, so fixtures remove namespaces, taps and
+    processes. A second signal does not cut that unwinding short (it would leave them behind);
+    a watchdog ends the run, cleaned up, if a teardown blocks."""
+    if any(t.name == "hil-unwind-watchdog" for t in threading.enumerate()):
+        sys.stderr.write("\nhil: cleaning up after the interrupt (namespaces, DUT, traffic); please wait\n")
+        return
+    timer = threading.Timer(UNWIND_LIMIT_S, _last_resort_cleanup)
+    timer.name = "hil-unwind-watchdog"
+    timer.daemon = True
+    timer.start()
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-# A terminated run unwinds like Ctrl-C, so fixtures remove namespaces, taps and processes.
-signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+signal.signal(signal.SIGTERM, _interrupt)
+signal.signal(signal.SIGINT, _interrupt)

@@ -108,6 +108,17 @@ def delete_namespace(ns: str) -> None:
     _run(["ip", "netns", "delete", ns], check=False)
 
 
+def delete_run_namespaces(pid: int) -> list[str]:
+    """Deletes the namespaces a run (process `pid`) created, with every process in them."""
+    removed = []
+    for ns in list_namespaces():
+        m = _NAME_RE.match(ns)
+        if m and int(m.group(1)) == pid:
+            delete_namespace(ns)
+            removed.append(ns)
+    return removed
+
+
 def cleanup_stale() -> list[str]:
     """Deletes namespaces of earlier runs whose creating process is gone. Returns their names."""
     removed = []

@@ -144,8 +144,8 @@ def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None
         out, _ = child.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         child.kill()
-        out, _ = child.communicate()
-        pytest.fail(f"the suite did not stop within 60 s of Ctrl-C; its last output:\n{out[-3000:]}")
+        leftover = leftovers(child.pid, tmp_path, iperf_before)
+        pytest.fail(f"the suite did not stop within 60 s of Ctrl-C; left behind: {leftover}")
     assert child.returncode != 0
     assert "KeyboardInterrupt" in out
     assert not leftovers(child.pid, tmp_path, iperf_before), leftovers(child.pid, tmp_path, iperf_before)
