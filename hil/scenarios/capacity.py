@@ -4,8 +4,9 @@ the highest offered rate whose loss stays at or below a target.
 The first trial offers the theoretical goodput of the link. If it loses too much, its received
 rate brackets the capacity from below; the search then bisects to a resolution and ends with a
 confirmation trial at the rate it found. Every trial checks the generator's achieved rate: a
-generator that cannot reach a rate the link could carry stops the search as "generator-limited"
-instead of producing a false number for the DUT.
+trial whose generator fell short is repeated once (a busy host PC), and a generator that still
+cannot reach a rate the link could carry stops the search as "generator-limited" instead of
+producing a false number for the DUT. Every trial, repeated ones too, stays in the trial log.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def search(
     resolution_mbps: float,
     max_trials: int = 10,
     bracket_margin: float = 0.98,
+    generator_retries: int = 1,
 ) -> SearchResult:
     """Brackets and bisects to `resolution_mbps`, then confirms; a rate that fails its
     confirmation becomes the new upper bound and the search goes on below it, within
@@ -48,8 +50,11 @@ def search(
     passed: list[float] = []
 
     def run(rate: float) -> Trial:
-        t = trial(rate)
-        result.trials.append(t)
+        for _ in range(generator_retries + 1):
+            t = trial(rate)
+            result.trials.append(t)
+            if not t.generator_limited:
+                break
         result.generator_limited = result.generator_limited or t.generator_limited
         if t.passed:
             passed.append(rate)

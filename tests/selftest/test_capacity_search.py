@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import pytest
 
 from hil.scenarios.capacity import Trial, search
@@ -32,7 +34,21 @@ def test_rate_at_line_rate_passes_first_time():
 
 def test_generator_limited_is_reported_not_blamed_on_the_dut():
     r = search(link(95.0, generator_max=40.0), max_mbps=95.64, resolution_mbps=1.0)
-    assert r.generator_limited and r.rate_mbps is None and len(r.trials) == 1
+    assert r.generator_limited and r.rate_mbps is None and len(r.trials) == 2  # tried, then once more
+
+
+def test_a_generator_short_once_is_retried_and_the_search_goes_on():
+    calls = []
+    good = link(95.0)
+
+    def once_short(offered: float) -> Trial:
+        calls.append(offered)
+        t = good(offered)
+        return replace(t, generator_limited=True, passed=False) if len(calls) == 1 else t
+
+    r = search(once_short, max_mbps=95.64, resolution_mbps=1.0)
+    assert not r.generator_limited and r.confirmed and 94.0 <= r.rate_mbps <= 95.1
+    assert r.trials[0].generator_limited and calls[0] == calls[1] == 95.64  # both kept in the log
 
 
 def test_nothing_passes():
