@@ -1,5 +1,6 @@
 """Loss-free UDP capacity search, per datagram length and direction: the highest offered rate
-whose loss stays at or below the target (0.1 %), found by bracketing and bisection to 1 % of
+whose loss stays at or below the target (the case's max_loss_pct in the threshold profile,
+0.1 % when it gives none), found by bracketing and bisection to 1 % of
 the link rate, confirmed by a last trial, with the generator's achieved rate checked on every
 trial. (The thesis found these rates by hand: 64 B 4.1, 100 B 6.4, 500 B 32, 1448 B 90 Mbit/s.)"""
 
@@ -21,7 +22,7 @@ from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficSpec, run_traffic
 
 pytestmark = [pytest.mark.hil, pytest.mark.capacity]
 
-LOSS_TARGET_PCT = 0.1
+DEFAULT_LOSS_TARGET_PCT = 0.1
 RESOLUTION_OF_LINK = 0.01
 MAX_TRIALS = 10
 
@@ -41,19 +42,23 @@ def test_udp_capacity_search(hil: HilContext, direction: str) -> None:
     allure.dynamic.title(f"loss-free UDP capacity search, {direction}")
     scenario = "capacity"
     records = []
+    targets = []
     for length in hil.profile.capacity_lengths:
         theory = udp_goodput_mbps(hil.link_mbit, length)
+        case = f"{direction}-l{length}"
+        max_loss = hil.thresholds.limits(scenario, case).max_loss_pct
+        target = DEFAULT_LOSS_TARGET_PCT if max_loss is None else max_loss
+        targets.append(target)
         start = time.time()
 
-        def trial(rate: float, length: int = length) -> Trial:
+        def trial(rate: float, length: int = length, target: float = target) -> Trial:
             spec = TrafficSpec("udp", direction, hil.profile.capacity_trial_s, length=length, rate_mbps=rate)  # type: ignore[arg-type]
             r = run_traffic(spec, hil.pc_side, hil.dut_side)
             limited = r.sender_mbps < GENERATOR_TOLERANCE * rate
             loss = r.loss_pct or 0.0
-            return Trial(rate, r.sender_mbps, r.receiver_mbps, loss, limited, loss <= LOSS_TARGET_PCT and not limited)
+            return Trial(rate, r.sender_mbps, r.receiver_mbps, loss, limited, loss <= target and not limited)
 
         res = search(trial, max_mbps=theory, resolution_mbps=hil.link_mbit * RESOLUTION_OF_LINK, max_trials=MAX_TRIALS)
-        case = f"{direction}-l{length}"
         attach_text(f"{case}: trials", trials_table(res))
         found = res.rate_mbps or 0.0
         rec = make_record(scenario, case, hil.dut.config.name, summarize([found]), theory)
@@ -64,7 +69,7 @@ def test_udp_capacity_search(hil: HilContext, direction: str) -> None:
             x=length,
             trials=len(res.trials),
             confirmed=res.confirmed,
-            loss_target_pct=LOSS_TARGET_PCT,
+            loss_target_pct=target,
             trial_log=[[t.offered_mbps, round(t.sent_mbps, 3), round(t.loss_pct, 4)] for t in res.trials],
         )
         hil.recorder.record(rec, start, time.time())
@@ -72,7 +77,7 @@ def test_udp_capacity_search(hil: HilContext, direction: str) -> None:
     attach_png(
         "loss-free rate vs length",
         sweep_chart(
-            f"UDP {direction}: highest rate with loss <= {LOSS_TARGET_PCT} %",
+            f"UDP {direction}: highest rate with loss <= {'/'.join(f'{x:g}' for x in sorted(set(targets)))} %",
             "datagram length (bytes)",
             {direction: [(r.extra["x"], r.median) for r in records]},
             theory=[(r.extra["x"], r.theory or 0.0) for r in records],
