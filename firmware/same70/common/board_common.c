@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fw_app.h"
 #include "fw_parse.h"
 #include "fw_platform.h"
 #include "lwip/def.h"
@@ -45,6 +46,20 @@ bool board_netif_start(struct netif *netif, netif_init_fn init)
     netif_set_default(netif);
     netif_set_up(netif);
     return true;
+}
+
+size_t board_console_pump(void)
+{
+    char buf[64];
+    size_t n = 0;
+    int c;
+    while (n < sizeof buf && (c = board_console_getc()) >= 0) {
+        buf[n++] = (char)c;
+    }
+    if (n > 0) {
+        fw_app_console_input(buf, n);
+    }
+    return n;
 }
 
 void board_diag(const char *fmt, ...)

@@ -4,6 +4,7 @@
 #define BOARD_COMMON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "lwip/netif.h"
 
@@ -13,5 +14,11 @@ void board_init_memory(void);
 /** Adds and brings up the board's Ethernet netif with FW_BOARD_IP/NETMASK/GW and FW_BOARD_MAC;
  * false when the driver's init function fails. */
 bool board_netif_start(struct netif *netif, netif_init_fn init);
+
+/** The board's console: the next received byte, or -1 when none is waiting (board.c). */
+int board_console_getc(void);
+
+/** Hands every waiting console byte (up to one chunk) to the application; returns how many. */
+size_t board_console_pump(void);
 
 #endif /* BOARD_COMMON_H */

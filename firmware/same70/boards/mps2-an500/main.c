@@ -11,7 +11,6 @@
 #define IDLE_MIN_US 1000u /* sleep only when the app's next deadline is at least one wake tick away */
 
 void board_console_init(void);
-int board_console_getc(void);
 void board_idle_init(void);
 void board_wait_for_event(void);
 void board_diag(const char *fmt, ...);
@@ -29,15 +28,7 @@ int main(void)
     fw_app_init(&netif);
     board_idle_init();
     for (;;) {
-        char buf[64];
-        size_t n = 0;
-        int c;
-        while (n < sizeof buf && (c = board_console_getc()) >= 0) {
-            buf[n++] = (char)c;
-        }
-        if (n > 0) {
-            fw_app_console_input(buf, n);
-        }
+        size_t n = board_console_pump();
         int frames = lan9118_poll(&netif, 8);
         sys_check_timeouts();
         fw_app_poll();

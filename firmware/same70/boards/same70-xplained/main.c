@@ -52,15 +52,7 @@ int main(void)
     fw_app_init(&netif);
     uint64_t next_link_check = fw_platform_time_us() + LINK_CHECK_US;
     for (;;) {
-        char buf[64];
-        size_t n = 0;
-        int c;
-        while (n < sizeof buf && (c = board_console_getc()) >= 0) {
-            buf[n++] = (char)c;
-        }
-        if (n > 0) {
-            fw_app_console_input(buf, n);
-        }
+        (void)board_console_pump();
         gmac_poll(&netif, 8);
         sys_check_timeouts();
         fw_app_poll();
