@@ -1,7 +1,8 @@
-"""Programming a board's flash through its debug probe: pyocd (needs the part's CMSIS pack,
-installed once per PC) or OpenOCD's built-in board script. Both fail fast, with one message,
-when no probe is attached: pyocd is run with --no-wait, OpenOCD stops at its adapter init, and
-each is bounded by the probe's timeout."""
+"""Programming a board's flash: through its debug probe with pyocd (needs the part's CMSIS
+pack, installed once per PC) or OpenOCD's built-in board script, or an ESP32 through its USB
+serial port with esptool. Each fails fast, with one message, when nothing is attached: pyocd is
+run with --no-wait, OpenOCD stops at its adapter init, esptool at its connect attempts, and each
+is bounded by a timeout."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from hil.config.bench import ProbeConfig
 from hil.errors import BenchError
+from hil.esp_idf_build import IdfBuild
 
 _NO_PROBE = ("No connected debug probes", "unable to find a matching CMSIS-DAP", "No J-Link device found",
              "unable to open", "No target device available")  # fmt: skip
@@ -69,3 +71,31 @@ def flash_openocd(image: Path, probe: ProbeConfig, log_path: Path) -> None:
 
 
 FLASHERS = {"pyocd": flash_pyocd, "openocd": flash_openocd}
+
+ESPTOOL_TIMEOUT_S = 180.0  # a 4 MB image at 115200 baud takes ~60 s; connect attempts give up in ~10 s
+_NO_CHIP = ("Failed to connect", "No serial data received", "could not open port", "No such file or directory",
+            "Could not open", "Could not connect")  # fmt: skip
+
+
+def esptool_command(build: IdfBuild, port: str, baud: int) -> list[str]:
+    """esptool of this Python environment (a pip requirement), as a module, with the build's
+    flash arguments."""
+    return [sys.executable, "-m", "esptool", *build.esptool_args(port, baud)]
+
+
+def flash_esptool(build: IdfBuild, port: str, baud: int, log_path: Path) -> None:
+    """Writes bootloader, partition table and app of an ESP-IDF build, then hard-resets the chip."""
+    argv = esptool_command(build, port, baud)
+    what = f"flasher esptool ({build.path.name} on {port})"
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=ESPTOOL_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"{what}: did not finish within {ESPTOOL_TIMEOUT_S:g} s") from None
+    output = proc.stdout + proc.stderr
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.write_text(f"$ {' '.join(argv)}\n{output}")
+    if proc.returncode != 0:
+        if any(marker in output for marker in _NO_CHIP):
+            raise BenchError(f"{what}: no ESP32 answered on {port} (board connected? right port? port in use?)")
+        lines = [ln for ln in output.strip().splitlines() if "rror" in ln] or output.strip().splitlines()[-1:]
+        raise BenchError(f"{what} failed (exit {proc.returncode}): {lines[0].strip() if lines else 'no output'}")

@@ -91,6 +91,7 @@ FLASHERS: dict[str, tuple[str, ...]] = {
     "virtual": ("process",),
     "qemu": ("qemu",),
     "same70": ("pyocd", "openocd"),
+    "esp32": ("esptool",),
 }
 LOCAL_KINDS = ("virtual", "qemu")  # DUTs that run on the bench PC, on the virtual link
 
@@ -104,6 +105,59 @@ class ProbeConfig(Strict):
     timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
 
 
+class WifiConfig(Strict):
+    """The access point an ESP32 joins. The PSK is never written here: psk_env names the
+    environment variable that holds it (None: an open network)."""
+
+    ssid: Annotated[str, Field(min_length=1, max_length=32)]
+    psk_env: str | None = None
+    connect_attempts: Annotated[int, Field(ge=1, le=20)] = 3
+    connect_timeout_s: Annotated[float, Field(gt=0, le=120)] = 20.0
+
+    @field_validator("psk_env")
+    @classmethod
+    def _env_name(cls, v: str | None) -> str | None:
+        if v is not None and not _ENV_NAME.match(v):
+            # the value is not repeated: it may be the PSK itself, written where its variable's name belongs
+            raise ValueError("not an environment variable name (give the name of the variable holding the PSK)")
+        return v
+
+    def psk(self) -> str:
+        """The PSK from the environment ('' for an open network); checked like the firmware checks it."""
+        if self.psk_env is None:
+            return ""
+        value = os.environ.get(self.psk_env)
+        if value is None:
+            raise ConfigError(f"Wi-Fi {self.ssid!r}: the PSK's environment variable {self.psk_env} is not set")
+        if not 8 <= len(value.encode()) <= 63 or not value.isprintable():
+            raise ConfigError(
+                f"Wi-Fi {self.ssid!r}: the PSK in {self.psk_env} must be 8-63 printable characters "
+                f"(it has {len(value.encode())} bytes)"
+            )
+        return value
+
+
+IDF_TARGETS = ("esp32", "esp32s2", "esp32s3", "esp32c3", "esp32c5", "esp32c6")
+ESP32_PROJECT_DIR = PROJECT_ROOT / "firmware" / "esp32"
+
+
+class EspIdfConfig(Strict):
+    """An ESP-IDF DUT's builds: build_<target>_<config> directories of the project, as ESP-IDF's CI
+    lays them out; `configs` are the build configurations the matrix runs (each test once per config)."""
+
+    target: Literal["esp32", "esp32s2", "esp32s3", "esp32c3", "esp32c5", "esp32c6"] = "esp32"
+    project_dir: Path = ESP32_PROJECT_DIR
+    configs: Annotated[list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]], Field(min_length=1)] = ["default"]
+    flash_baud: Annotated[int, Field(ge=9600, le=4_000_000)] = 460800
+
+    @field_validator("configs")
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError(f"configs lists a configuration twice: {v}")
+        return v
+
+
 class DutConfig(Strict):
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
     kind: Literal["virtual", "qemu", "same70", "esp32"]
@@ -113,12 +167,12 @@ class DutConfig(Strict):
     probe: ProbeConfig = ProbeConfig()
     network: NetworkConfig = NetworkConfig()
     link: LinkConfig = LinkConfig()
+    wifi: WifiConfig | None = None  # kind esp32: the access point
+    esp_idf: EspIdfConfig | None = None  # kind esp32: target and build configurations (default: esp32, default)
     thresholds: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
 
     @model_validator(mode="after")
     def _kind_supported(self) -> DutConfig:
-        if self.kind not in FLASHERS:
-            raise ValueError(f"DUT kind {self.kind!r} is not supported yet (supported: {', '.join(FLASHERS)})")
         fits = FLASHERS[self.kind]
         if self.flasher is not None and self.flasher not in fits:
             raise ValueError(f"flasher {self.flasher!r} does not fit kind {self.kind!r} (use {' or '.join(fits)})")
@@ -130,7 +184,25 @@ class DutConfig(Strict):
                 raise ValueError(f"kind {board!r} needs console.port: the board's serial device (e.g. /dev/ttyACM0)")
             if self.link.shaping or self.link.loss_pct:
                 raise ValueError(f"kind {board!r} is a real board on a real link: set link.shaping false, loss_pct 0")
+        if board == "esp32":
+            if self.wifi is None:
+                raise ValueError("kind 'esp32' needs wifi: the access point's ssid and psk_env")
+            if self.firmware.image is not None:
+                raise ValueError("kind 'esp32' is flashed from ESP-IDF build directories: give esp_idf.configs")
+        elif self.wifi is not None or self.esp_idf is not None:
+            raise ValueError(f"wifi and esp_idf are for kind 'esp32', not {board!r}")
         return self
+
+    @property
+    def idf(self) -> EspIdfConfig:
+        return self.esp_idf or EspIdfConfig()
+
+    @property
+    def build_configs(self) -> list[str]:
+        """The build configurations the matrix runs on this DUT (ESP32: esp_idf.configs)."""
+        if self.kind == "esp32":
+            return list(self.idf.configs)
+        return [self.firmware.config or "default"]
 
     @property
     def flasher_name(self) -> str:

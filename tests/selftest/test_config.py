@@ -26,6 +26,9 @@ def test_default_bench_and_profile_load():
         assert profile.limits("baseline", case).min_mbps
 
 
+ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n    link: {shaping: false}\n"
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -36,7 +39,22 @@ def test_default_bench_and_profile_load():
         ("duts:\n" + GOOD_DUT + "    network: {pc_ip: 10.77.0.300}\n", "duts[0].network.pc_ip: not an IPv4 address"),
         ("duts:\n" + GOOD_DUT + "    network: {dut_mac: '03:00:00:00:00:01'}\n", "not a unicast MAC address"),
         ("duts:\n  - name: d\n    kind: toaster\n    thresholds: x\n", "duts[0].kind: Input should be"),
-        ("duts:\n  - name: d\n    kind: esp32\n    thresholds: x\n", "DUT kind 'esp32' is not supported yet"),
+        ("duts:\n  - name: d\n    kind: esp32\n    link: {shaping: false}\n    thresholds: x\n", "needs console.port"),
+        (ESP + "    thresholds: x\n", "kind 'esp32' needs wifi: the access point's ssid and psk_env"),
+        (
+            ESP + "    wifi: {ssid: ap, psk_env: 'hunter2 secret'}\n    thresholds: x\n",
+            "not an environment variable name",
+        ),
+        (
+            ESP + "    wifi: {ssid: ap}\n    esp_idf: {configs: [a, a]}\n    thresholds: x\n",
+            "configs lists a configuration twice",
+        ),
+        (
+            ESP + "    wifi: {ssid: ap}\n    esp_idf: {target: esp8266}\n    thresholds: x\n",
+            "duts[0].esp_idf.target: Input should be",
+        ),
+        (ESP + "    wifi: {ssid: ap}\n    flasher: pyocd\n    thresholds: x\n", "(use esptool)"),
+        ("duts:\n" + GOOD_DUT + "    wifi: {ssid: ap}\n", "wifi and esp_idf are for kind 'esp32', not 'virtual'"),
         ("duts:\n" + GOOD_DUT + "    flasher: pyocd\n", "flasher 'pyocd' does not fit kind 'virtual' (use process)"),
         ("duts:\n  - name: d\n    kind: qemu\n    flasher: openocd\n    thresholds: x\n", "(use qemu)"),
         ("duts:\n  - name: d\n    kind: same70\n    thresholds: x\n", "needs console.port: the board's serial"),
@@ -57,6 +75,7 @@ def test_bench_errors_name_file_key_and_problem(tmp_path, text, message):
         load_bench(path)
     assert str(exc.value).startswith(f"{path}: ") and message in str(exc.value)
     assert "\n" not in str(exc.value)
+    assert "hunter2" not in str(exc.value)  # a PSK written where its variable's name belongs is not repeated
 
 
 def test_missing_bench_file(tmp_path):
