@@ -53,12 +53,19 @@ class Recorder:
         self.allure_dir = allure_dir
         self.jsonl = results_dir / "results.jsonl"
         self.rows: list[CaseRecord] = []
+        self.link: dict[str, object] = {}  # facts of the DUT's link (Wi-Fi RSSI, channel) kept with every record
         self.run_id = time.strftime("%Y%m%dT%H%M%S")
         results_dir.mkdir(parents=True, exist_ok=True)
+
+    def set_link(self, facts: dict[str, object]) -> None:
+        """The link as the DUT reported it when the test started (e.g. Wi-Fi RSSI and channel)."""
+        self.link = dict(facts)
 
     def record(self, rec: CaseRecord, start: float, stop: float) -> None:
         """Writes the record before any threshold is checked."""
         self.rows.append(rec)
+        if self.link:
+            rec.extra.setdefault("link", dict(self.link))
         line = {"run": self.run_id, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **asdict(rec)}
         with self.jsonl.open("a") as f:
             f.write(json.dumps(line) + "\n")

@@ -54,6 +54,7 @@ def test_pc_mss_sweep(hil: HilContext, direction: str) -> None:
     check(hil, scenario, records)
 
 
+@pytest.mark.own_builds
 def test_dut_mss_builds(hil: HilContext) -> None:
     allure.dynamic.title("MSS, DUT TCP_MSS builds 536/1460, both directions")
     scenario = "mss_dut"

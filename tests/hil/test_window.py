@@ -43,6 +43,7 @@ def test_pc_window_sweep(hil: HilContext, direction: str) -> None:
     check(hil, scenario, records)
 
 
+@pytest.mark.own_builds
 def test_dut_window_ladder(hil: HilContext) -> None:
     allure.dynamic.title("TCP window ladder, DUT TCP_WND builds, PC->DUT, unshaped link")
     scenario = "window_dut"

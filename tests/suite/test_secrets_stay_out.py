@@ -1,0 +1,70 @@
+"""A Wi-Fi PSK in the environment never reaches what a run leaves behind: a virtual-bench run
+with the PSK set (and named by the bench file) writes results, logs, Allure results and the
+HTML report, and a search of all of them, and of pytest's own output, finds neither the PSK nor
+its hex form (the form the ESP32 console carries)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hil.paths import PROJECT_ROOT
+
+pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
+
+PSK_ENV = "HIL_WIFI_PSK"
+
+
+def bench_with_secret(tmp_path: Path) -> Path:
+    text = (PROJECT_ROOT / "bench" / "virtual.yaml").read_text()
+    path = tmp_path / "bench.yaml"
+    path.write_text(text + f"secrets:\n  - name: wifi-psk\n    env: {PSK_ENV}\n")
+    return path
+
+
+def files_holding(root: Path, needles: tuple[str, ...]) -> list[str]:
+    found = []
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes().decode(errors="replace").lower()
+            if any(n in data for n in needles):
+                found.append(str(path.relative_to(root)))
+    return found
+
+
+def test_psk_found_nowhere_after_a_run(tmp_path: Path) -> None:
+    psk = "Psk-" + secrets.token_urlsafe(12)
+    needles = (psk.lower(), psk.encode().hex())
+    results = tmp_path / "results"
+    env = {**os.environ, PSK_ENV: psk}
+    argv = [sys.executable, "-m", "pytest", "tests/hil/test_latency.py", "-k", "ping_latency",
+            "--bench", str(bench_with_secret(tmp_path)), "--profile", "quick", "--repeat", "1",
+            "--results-dir", str(results), f"--alluredir={results / 'allure-results'}",
+            "--log-level=DEBUG", "-rA", "-v"]  # fmt: skip
+    run = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output[-3000:]
+    report = subprocess.run(["report/generate.sh", str(results)], cwd=PROJECT_ROOT, env=env, capture_output=True,
+                            text=True, timeout=300, check=False)  # fmt: skip
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert (results / "report" / "index.html").is_file()
+    searched = sum(1 for p in results.rglob("*") if p.is_file())
+    assert searched > 10, f"only {searched} files written: the search would prove nothing"
+    assert files_holding(results, needles) == []
+    assert not any(n in (output + report.stdout + report.stderr).lower() for n in needles)
+    print(f"searched {searched} files (results, logs, Allure results, HTML report) and pytest's output: no PSK")
+
+
+def test_unset_psk_variable_stops_the_run_with_one_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != PSK_ENV}
+    argv = [sys.executable, "-m", "pytest", "tests/hil/test_latency.py", "--bench", str(bench_with_secret(tmp_path)),
+            "--results-dir", str(tmp_path / "results")]  # fmt: skip
+    run = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    out = run.stdout + run.stderr
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR, out[-2000:]
+    assert f"secret 'wifi-psk' needs the environment variable {PSK_ENV}" in out and "Traceback" not in out
