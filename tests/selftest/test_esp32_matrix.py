@@ -1,0 +1,43 @@
+"""The ESP32 matrix as pytest lists it from the example bench file: every measurement once per
+build configuration of `esp_idf.configs`, with `<target>-<config>` ids; the ladder tests, which
+flash their own builds, once. Listing needs neither a board, root nor the PSK."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from hil.config.bench import load_bench
+from hil.paths import PROJECT_ROOT
+
+pytestmark = pytest.mark.selftest
+
+BENCH = PROJECT_ROOT / "bench" / "esp32.yaml"
+
+
+def collect(*extra: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "HIL_WIFI_PSK"}
+    argv = [sys.executable, "-m", "pytest", "tests/hil", "--bench", str(BENCH), "--collect-only", "-q", *extra]
+    proc = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return [line for line in proc.stdout.splitlines() if "::" in line]
+
+
+def test_esp32_matrix_lists_each_test_per_config() -> None:
+    dut = load_bench(BENCH).duts[0]
+    configs = dut.idf.configs
+    assert len(configs) >= 2
+    ids = collect()
+    for config in configs:
+        tag = f"{dut.idf.target}-{config}"
+        assert f"tests/hil/test_baseline.py::test_baseline[{tag}-tcp-dut_tx]" in ids
+        assert any("test_capacity" in i and tag in i for i in ids)
+        assert any(f"test_ping_latency_both_directions[{tag}]" in i for i in ids)
+    assert "tests/hil/test_window.py::test_dut_window_ladder" in ids
+    assert "tests/hil/test_mss.py::test_dut_mss_builds" in ids
+    per_config = [i for i in ids if "[" in i and any(f"{dut.idf.target}-{c}" in i for c in configs)]
+    assert len(per_config) == len(ids) - 2
+    print(f"{len(ids)} tests: {len(per_config) // len(configs)} per configuration x {configs} + 2 ladders")
