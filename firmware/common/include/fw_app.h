@@ -10,6 +10,14 @@
 #include <stdint.h>
 
 struct netif;
+struct fw_cmd;
+
+/**
+ * Adds a port's own console commands (e.g. Wi-Fi control) after the built-in ones; call before
+ * fw_app_init. The entries are copied (the strings and functions must stay valid). Returns false,
+ * adding nothing, when the table (FW_APP_MAX_COMMANDS) would overflow or a name is already taken.
+ */
+bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count);
 
 /** Starts the application once lwIP and the netif are up; prints the boot banner. */
 void fw_app_init(struct netif *netif);

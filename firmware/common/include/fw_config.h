@@ -74,6 +74,7 @@
 #define FW_CONSOLE_LINE_MAX 256 /* bytes of one command line, terminator excluded */
 #define FW_CONSOLE_MAX_ARGS 24  /* tokens of one command line, command name included */
 #define FW_OUT_LINE_MAX 512     /* longest single formatted output chunk */
+#define FW_APP_MAX_COMMANDS 16  /* console commands: the built-in ones plus a port's own */
 
 /* ---- iperf ---------------------------------------------------------------------------------- */
 #define FW_IPERF_DEFAULT_PORT 5001

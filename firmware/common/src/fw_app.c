@@ -7,6 +7,7 @@
 #include "fw_console.h"
 #include "fw_out.h"
 #include "fw_platform.h"
+#include "fw_stack_info.h"
 #include "fw_stats.h"
 #include "fw_version.h"
 #include "iperf.h"
@@ -74,8 +75,9 @@ static void print_identity_fields(void)
     fw_printf("name=%s version=%s target=%s variant=%s tcp_mss=%u tcp_wnd=%u tcp_snd_buf=%u"
               " pbuf_pool_size=%u mem_size=%u memp_num_tcp_seg=%u"
               " ip=%s netmask=%s gw=%s mac=%02x:%02x:%02x:%02x:%02x:%02x",
-              FW_NAME, FW_VERSION, fw_platform_target(), FW_VARIANT, (unsigned)TCP_MSS, (unsigned)TCP_WND,
-              (unsigned)TCP_SND_BUF, (unsigned)PBUF_POOL_SIZE, (unsigned)MEM_SIZE, (unsigned)MEMP_NUM_TCP_SEG,
+              FW_NAME, FW_VERSION, fw_platform_target(), FW_VARIANT, (unsigned)FW_STACK_TCP_MSS,
+              (unsigned)FW_STACK_TCP_WND, (unsigned)FW_STACK_TCP_SND_BUF, (unsigned)FW_STACK_PBUF_POOL_SIZE,
+              (unsigned)FW_STACK_MEM_SIZE, (unsigned)FW_STACK_MEMP_NUM_TCP_SEG,
               ip4addr_ntoa_r(netif_ip4_addr(app_netif), ipbuf, sizeof ipbuf),
               ip4addr_ntoa_r(netif_ip4_netmask(app_netif), maskbuf, sizeof maskbuf),
               ip4addr_ntoa_r(netif_ip4_gw(app_netif), gwbuf, sizeof gwbuf), m[0], m[1], m[2], m[3], m[4], m[5]);
@@ -86,8 +88,8 @@ static void print_banner_text(void)
     fw_printf("\r\n%s %s (target %s, variant %s), lwIP %s\r\n", FW_NAME, FW_VERSION, fw_platform_target(),
               FW_VARIANT, LWIP_VERSION_STRING);
     fw_printf("stack: TCP_MSS=%u TCP_WND=%u TCP_SND_BUF=%u PBUF_POOL_SIZE=%u MEM_SIZE=%u\r\n",
-              (unsigned)TCP_MSS, (unsigned)TCP_WND, (unsigned)TCP_SND_BUF, (unsigned)PBUF_POOL_SIZE,
-              (unsigned)MEM_SIZE);
+              (unsigned)FW_STACK_TCP_MSS, (unsigned)FW_STACK_TCP_WND, (unsigned)FW_STACK_TCP_SND_BUF,
+              (unsigned)FW_STACK_PBUF_POOL_SIZE, (unsigned)FW_STACK_MEM_SIZE);
 }
 
 static void cmd_help(int argc, char **argv)
@@ -143,7 +145,7 @@ static void cmd_restart(int argc, char **argv)
     fw_platform_restart();
 }
 
-static const struct fw_cmd commands[] = {
+static const struct fw_cmd builtin_commands[] = {
     {"help", "", "list the commands", cmd_help},
     {"version", "", "print firmware name, version, target, stack configuration, IP and MAC", cmd_version},
     {"iperf", "-s | -c IP [-u] [-p port] [-t s | -n bytes] [-l len] [-b bw[kKmMgG]] [-i s] [-S tos] | -a",
@@ -155,11 +157,59 @@ static const struct fw_cmd commands[] = {
     {"restart", "", "reboot the device", cmd_restart},
 };
 
+#define BUILTIN_COUNT (sizeof builtin_commands / sizeof builtin_commands[0])
+_Static_assert(BUILTIN_COUNT < FW_APP_MAX_COMMANDS, "FW_APP_MAX_COMMANDS leaves no room for a port's commands");
+
+/* The port's commands (fw_app_add_commands) and the table the console uses: built-ins first. */
+static struct fw_cmd port_commands[FW_APP_MAX_COMMANDS - BUILTIN_COUNT];
+static size_t port_command_count;
+static struct fw_cmd commands[FW_APP_MAX_COMMANDS];
+
+static bool command_known(const char *name)
+{
+    for (size_t i = 0; i < BUILTIN_COUNT; i++) {
+        if (strcmp(builtin_commands[i].name, name) == 0) {
+            return true;
+        }
+    }
+    for (size_t i = 0; i < port_command_count; i++) {
+        if (strcmp(port_commands[i].name, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count)
+{
+    if (count == 0) {
+        return true;
+    }
+    if (cmds == NULL || count > sizeof port_commands / sizeof port_commands[0] - port_command_count) {
+        return false;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (cmds[i].name == NULL || cmds[i].fn == NULL || command_known(cmds[i].name)) {
+            return false;
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(cmds[i].name, cmds[j].name) == 0) {
+                return false;
+            }
+        }
+    }
+    memcpy(&port_commands[port_command_count], cmds, count * sizeof cmds[0]);
+    port_command_count += count;
+    return true;
+}
+
 void fw_app_init(struct netif *netif)
 {
     app_netif = netif;
     memset(slots, 0, sizeof slots);
-    fw_console_init(commands, sizeof commands / sizeof commands[0]);
+    memcpy(commands, builtin_commands, sizeof builtin_commands);
+    memcpy(&commands[BUILTIN_COUNT], port_commands, port_command_count * sizeof port_commands[0]);
+    fw_console_init(commands, BUILTIN_COUNT + port_command_count);
     print_banner_text();
     fw_printf("BOOT ");
     print_identity_fields();

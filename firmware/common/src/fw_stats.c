@@ -6,11 +6,22 @@
 #include "lwip/memp.h"
 #include "lwip/stats.h"
 
+/*
+ * The protocol counters need LWIP_STATS. The heap and pool parts exist only where lwIP manages
+ * that memory itself: an lwIP on the C library's malloc (MEM_LIBC_MALLOC, e.g. ESP-IDF) has no
+ * MEM_STATS, one with MEMP_MEM_MALLOC has no MEMP_STATS; `stats` then leaves those keys out.
+ */
+#if !LWIP_STATS || !LINK_STATS || !ETHARP_STATS || !IP_STATS || !ICMP_STATS || !UDP_STATS || !TCP_STATS
+#error "fw_stats.c needs LWIP_STATS with LINK/ETHARP/IP/ICMP/UDP/TCP_STATS (ESP-IDF: CONFIG_LWIP_STATS=y)"
+#endif
+
+#if MEMP_STATS
 /* Pool names from lwIP's own pool list (the X-macro lwIP provides for this purpose). */
 static const char *const pool_names[MEMP_MAX] = {
 #define LWIP_MEMPOOL(name, num, size, desc) #name,
 #include "lwip/priv/memp_std.h"
 };
+#endif
 
 struct proto_entry {
     const char *name;
@@ -47,25 +58,33 @@ void fw_stats_print(void)
     for (size_t i = 0; i < nprotos; i++) {
         print_proto(&protos[i]);
     }
+#if MEM_STATS
     const struct stats_mem *h = &lwip_stats.mem;
     fw_printf("heap   avail=%lu used=%lu max=%lu err=%lu\r\n", (unsigned long)h->avail, (unsigned long)h->used,
               (unsigned long)h->max, (unsigned long)h->err);
+#endif
+#if MEMP_STATS
     for (int i = 0; i < MEMP_MAX; i++) {
         const struct stats_mem *m = lwip_stats.memp[i];
         fw_printf("pool   %-16s avail=%lu used=%lu max=%lu err=%lu\r\n", pool_names[i], (unsigned long)m->avail,
                   (unsigned long)m->used, (unsigned long)m->max, (unsigned long)m->err);
     }
+#endif
     fw_printf("RESULT stats");
     for (size_t i = 0; i < nprotos; i++) {
         print_proto_kv(&protos[i]);
     }
+#if MEM_STATS
     fw_printf(" heap_avail=%lu heap_used=%lu heap_max=%lu heap_err=%lu", (unsigned long)h->avail,
               (unsigned long)h->used, (unsigned long)h->max, (unsigned long)h->err);
+#endif
+#if MEMP_STATS
     for (int i = 0; i < MEMP_MAX; i++) {
         const struct stats_mem *m = lwip_stats.memp[i];
         fw_printf(" pool_%s_avail=%lu pool_%s_max=%lu pool_%s_err=%lu", pool_names[i], (unsigned long)m->avail,
                   pool_names[i], (unsigned long)m->max, pool_names[i], (unsigned long)m->err);
     }
+#endif
     fw_printf("\r\n");
 }
 
@@ -77,10 +96,14 @@ void fw_stats_reset(void)
     memset(&lwip_stats.icmp, 0, sizeof lwip_stats.icmp);
     memset(&lwip_stats.udp, 0, sizeof lwip_stats.udp);
     memset(&lwip_stats.tcp, 0, sizeof lwip_stats.tcp);
+#if MEM_STATS
     lwip_stats.mem.max = lwip_stats.mem.used;
     lwip_stats.mem.err = 0;
+#endif
+#if MEMP_STATS
     for (int i = 0; i < MEMP_MAX; i++) {
         lwip_stats.memp[i]->max = lwip_stats.memp[i]->used;
         lwip_stats.memp[i]->err = 0;
     }
+#endif
 }

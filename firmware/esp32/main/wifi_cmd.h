@@ -1,0 +1,32 @@
+/*
+ * wifi_cmd.h - the ESP32 port's `wifi` console command:
+ *
+ *   wifi connect SSID_HEX PSK_HEX|- IP PREFIX_LEN [GW]
+ *       SSID and passphrase as hex of their bytes ("-": open network); static IPv4 (DHCP off).
+ *       Starts connecting and returns; the final line comes when the station is associated:
+ *         RESULT wifi status=connected source=console ssid_hex= bssid= channel= rssi= auth= phy= ip=
+ *       or, after CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS of failed attempts:
+ *         ERR wifi connect failed: reason=<wifi_err_reason_t> (<NAME>) attempts=<n>
+ *   wifi status      RESULT wifi status=connected|connecting|disconnected ...
+ *   wifi disconnect  RESULT wifi status=disconnected
+ *
+ * The passphrase is never printed; the SSID only as hex. Events without a command (connection
+ * from build-time credentials, a lost and re-joined link) are reported as "WIFI status=..." lines.
+ */
+#ifndef WIFI_CMD_H
+#define WIFI_CMD_H
+
+#include "wifi_sta.h"
+
+#define WIFI_CMD_USAGE "connect SSID_HEX PSK_HEX|- IP PREFIX_LEN [GW] | status | disconnect"
+
+/** The console command (runs in the app task with the lwIP core lock held; only queues work). */
+void wifi_command(int argc, char **argv);
+
+/** Queues a connection without a console command (build-time credentials); false if busy. */
+bool wifi_cmd_connect_at_boot(const struct wifi_sta_target *target);
+
+/** Does the queued work and follows the driver's events; app task, lwIP core lock NOT held. */
+void wifi_cmd_service(void);
+
+#endif /* WIFI_CMD_H */
