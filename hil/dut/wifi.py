@@ -1,10 +1,11 @@
 """The Wi-Fi connect step of an ESP32 DUT, over the console protocol:
 
-    wifi status                                     -> RESULT wifi status=connected|disconnected ...
-    wifi connect SSID_HEX PSK_HEX IP PREFIX_LEN     -> RESULT wifi status=connected ssid_hex= bssid=
-                                                       channel= rssi= auth= phy= ip=   |  ERR wifi ...
+    wifi status                                  -> RESULT wifi status=connected|connecting|disconnected ...
+    wifi connect SSID_HEX PSK_HEX|- IP PREFIX_LEN -> RESULT wifi status=connected ssid_hex= bssid=
+                                                    channel= rssi= auth= phy= ip=   |  ERR wifi ...
+    wifi disconnect                              -> RESULT wifi status=disconnected
 
-SSID and PSK travel hex-encoded (console tokens cannot hold spaces). The PSK is read from the
+SSID and PSK travel hex-encoded (console tokens cannot hold spaces; `-` is an open network). The PSK is read from the
 environment only here, is written to the serial port only, and never appears in an error
 message, a log line or a report: the command is named `wifi connect <ssid> <psk hidden>` in
 everything the suite prints.
@@ -79,14 +80,20 @@ def ensure_connected(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkCon
     current = status(console)
     if _connected_as_wanted(current, wifi, net):
         return _link(current, wifi.ssid, 0)
+    if current.fields.get("status") != "disconnected":  # another AP or address, or a join under way
+        disconnect(console)
     return connect(console, wifi, net)
+
+
+def disconnect(console: EmbeddedConsole) -> None:
+    console.run_ok("wifi disconnect", 10)
 
 
 def connect(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkConfig) -> WifiLink:
     """Sends `wifi connect` up to wifi.connect_attempts times; raises DutError naming the last
     reason (never the PSK)."""
     psk = wifi.psk()
-    line = f"wifi connect {wifi.ssid.encode().hex()} {psk.encode().hex()} {net.dut_ip} {net.prefix_len}"
+    line = f"wifi connect {wifi.ssid.encode().hex()} {psk.encode().hex() or '-'} {net.dut_ip} {net.prefix_len}"
     label = f"wifi connect {wifi.ssid} <psk hidden>"  # what messages call the command
     reason = ""
     for attempt in range(1, wifi.connect_attempts + 1):
@@ -101,4 +108,6 @@ def connect(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkConfig) -> W
             reason = reply.final.reason or f"status={reply.final.fields.get('status')}"
         if attempt < wifi.connect_attempts:
             time.sleep(RETRY_PAUSE_S)
+            if "busy" in reason or reason.startswith("no answer"):  # a join may still run: end it first
+                disconnect(console)
     raise DutError(f"the DUT could not join Wi-Fi {wifi.ssid!r} in {wifi.connect_attempts} attempts: {reason}")
