@@ -19,19 +19,28 @@ _NO_PROBE = ("No connected debug probes", "unable to find a matching CMSIS-DAP",
              "unable to open", "No target device available")  # fmt: skip
 
 
-def _run(argv: list[str], what: str, timeout_s: float, log_path: Path) -> str:
+def _run(
+    argv: list[str],
+    what: str,
+    timeout_s: float,
+    log_path: Path,
+    absent: tuple[tuple[str, ...], str] = (_NO_PROBE, "no debug probe attached (connect the board's debug USB port)"),
+) -> str:
+    """Runs a flasher bounded by timeout_s and logs its output; a failure is one line, naming the
+    missing device when the output shows one of absent's markers."""
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
     except FileNotFoundError:
         raise BenchError(f"{what}: {argv[0]} is not installed") from None
     except subprocess.TimeoutExpired:
-        raise BenchError(f"{what}: no answer within {timeout_s:g} s (probe.timeout_s); is the probe busy?") from None
+        raise BenchError(f"{what}: no answer within {timeout_s:g} s; is the device busy?") from None
     output = proc.stdout + proc.stderr
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_path.write_text(f"$ {' '.join(argv)}\n{output}")
     if proc.returncode != 0:
-        if any(marker in output for marker in _NO_PROBE):
-            raise BenchError(f"{what}: no debug probe attached (connect the board's debug USB port)")
+        markers, message = absent
+        if any(marker in output for marker in markers):
+            raise BenchError(f"{what}: {message}")
         lines = [ln for ln in output.strip().splitlines() if "rror" in ln] or output.strip().splitlines()[-1:]
         raise BenchError(f"{what} failed (exit {proc.returncode}): {lines[0].strip() if lines else 'no output'}")
     return output
@@ -85,17 +94,6 @@ def esptool_command(build: IdfBuild, port: str, baud: int) -> list[str]:
 
 def flash_esptool(build: IdfBuild, port: str, baud: int, log_path: Path) -> None:
     """Writes bootloader, partition table and app of an ESP-IDF build, then hard-resets the chip."""
-    argv = esptool_command(build, port, baud)
     what = f"flasher esptool ({build.path.name} on {port})"
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=ESPTOOL_TIMEOUT_S, check=False)
-    except subprocess.TimeoutExpired:
-        raise BenchError(f"{what}: did not finish within {ESPTOOL_TIMEOUT_S:g} s") from None
-    output = proc.stdout + proc.stderr
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    log_path.write_text(f"$ {' '.join(argv)}\n{output}")
-    if proc.returncode != 0:
-        if any(marker in output for marker in _NO_CHIP):
-            raise BenchError(f"{what}: no ESP32 answered on {port} (board connected? right port? port in use?)")
-        lines = [ln for ln in output.strip().splitlines() if "rror" in ln] or output.strip().splitlines()[-1:]
-        raise BenchError(f"{what} failed (exit {proc.returncode}): {lines[0].strip() if lines else 'no output'}")
+    no_chip = f"no ESP32 answered on {port} (board connected? right port? port in use?)"
+    _run(esptool_command(build, port, baud), what, ESPTOOL_TIMEOUT_S, log_path, (_NO_CHIP, no_chip))

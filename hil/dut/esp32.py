@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from hil.config.bench import DutConfig
+from hil.dut.board import RealBoard
 from hil.dut.embedded_console import EmbeddedConsole
 from hil.dut.wifi import WifiLink, ensure_connected
 from hil.errors import BenchError
@@ -38,9 +39,7 @@ def _ladders(project_dir: Path) -> tuple[tuple[tuple[str, int], ...], tuple[tupl
     return ladder, tuple(sorted(msses, key=lambda m: m[1]))
 
 
-class Esp32Dut:
-    pid = None
-
+class Esp32Dut(RealBoard):
     def __init__(self, cfg: DutConfig, workdir: Path) -> None:
         self.cfg = cfg
         self.workdir = workdir
@@ -83,22 +82,3 @@ class Esp32Dut:
         assert self.cfg.wifi is not None  # the bench file's validation guarantees it
         self.wifi = ensure_connected(console, self.cfg.wifi, self.cfg.network)
         return self.wifi
-
-    def alive(self) -> bool:
-        """A board has no process to watch: its console answers or the test fails."""
-        return True
-
-    def exit_code(self) -> int | None:
-        return None
-
-    def process_log(self) -> str:
-        try:
-            return self.flash_log.read_text(errors="replace")
-        except FileNotFoundError:
-            return ""
-
-    def stop_program(self) -> None:
-        """The board keeps running its image; nothing to stop."""
-
-    def stop(self) -> None:
-        """Nothing the session owns on the board side."""

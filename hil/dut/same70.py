@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from hil.config.bench import DutConfig
+from hil.dut.board import RealBoard
 from hil.dut.images import ImageSource
 from hil.errors import BenchError
 from hil.flashers import FLASHERS
@@ -20,10 +21,9 @@ def _board_image(config: str) -> Path:
     return board_firmware(BOARD, config)
 
 
-class Same70Dut:
+class Same70Dut(RealBoard):
     window_ladder: tuple[tuple[str, int], ...] = (("default", 8),)
     mss_configs: tuple[tuple[str, int], ...] = (("default", 1460),)
-    pid = None
 
     def __init__(self, cfg: DutConfig, workdir: Path) -> None:
         self.cfg = cfg
@@ -51,22 +51,3 @@ class Same70Dut:
             raise BenchError(f"DUT {self.cfg.name}: console port {port} does not exist (the EDBG's serial port?)")
         self.current_config = config
         self.flash_count += 1
-
-    def alive(self) -> bool:
-        """A board has no process to watch: its console answers or the test fails."""
-        return True
-
-    def exit_code(self) -> int | None:
-        return None
-
-    def process_log(self) -> str:
-        try:
-            return self.flash_log.read_text(errors="replace")
-        except FileNotFoundError:
-            return ""
-
-    def stop_program(self) -> None:
-        """The board keeps running its image; nothing to stop."""
-
-    def stop(self) -> None:
-        """Nothing the session owns on the board side."""

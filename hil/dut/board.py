@@ -1,0 +1,30 @@
+"""What every real-board DUT (flashed over a probe or a serial port, never a process of the
+bench PC) shares: no process to watch, the flasher's log as its log, nothing to stop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class RealBoard:
+    pid = None
+    flash_log: Path
+
+    def alive(self) -> bool:
+        """A board has no process to watch: its console answers or the test fails."""
+        return True
+
+    def exit_code(self) -> int | None:
+        return None
+
+    def process_log(self) -> str:
+        try:
+            return self.flash_log.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def stop_program(self) -> None:
+        """The board keeps running its image; nothing to stop."""
+
+    def stop(self) -> None:
+        """Nothing the session owns on the board side."""
