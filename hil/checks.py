@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hil.config.thresholds import Limits
+from hil.config.thresholds import Limits, Trend
 
 BELOW_THRESHOLD = "BELOW THRESHOLD"
 
@@ -56,3 +56,30 @@ def assert_within(m: Measurement, limits: Limits) -> None:
     found = violations(m, limits)
     if found:
         raise AssertionError(f"{BELOW_THRESHOLD}: {m.scenario}/{m.case}: " + "; ".join(found))
+
+
+def trend_violations(points: list[tuple[str, float]], trend: Trend) -> list[str]:
+    """Checks a ladder's medians (label, Mbit/s), in ladder order, against its trend: the best later
+    step must gain `min_gain_pct` over the first; no step may fall `max_drop_pct` below the best
+    before it. A ladder of fewer than two steps has no trend and gives a violation saying so."""
+    if len(points) < 2:
+        return [f"a trend needs at least two ladder steps, got {len(points)}"]
+    out = []
+    (first_label, first), rest = points[0], points[1:]
+    best_label, best = max(rest, key=lambda p: p[1])
+    gain = 100.0 * (best - first) / first if first > 0 else float("inf")
+    if gain < trend.min_gain_pct:
+        out.append(
+            f"best later step {best_label} {best:.2f} Mbit/s gains {gain:.1f} % over {first_label} "
+            f"{first:.2f} Mbit/s < threshold {trend.min_gain_pct:.1f} %"
+        )
+    for i in range(1, len(points)):
+        prev_label, prev = max(points[:i], key=lambda p: p[1])
+        label, value = points[i]
+        drop = 100.0 * (prev - value) / prev if prev > 0 else 0.0
+        if drop > trend.max_drop_pct:
+            out.append(
+                f"{label} {value:.2f} Mbit/s falls {drop:.1f} % below {prev_label} {prev:.2f} Mbit/s "
+                f"> threshold {trend.max_drop_pct:.1f} %"
+            )
+    return out

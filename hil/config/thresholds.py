@@ -6,6 +6,8 @@ scenarios:
   baseline:
     tcp-dut_tx: {min_mbps: 93, min_efficiency_pct: 98}
     udp-dut_rx: {min_mbps: 90, max_loss_pct: 0.5}
+trends:
+  window_dut: {min_gain_pct: 20, max_drop_pct: 10}
 """
 
 from __future__ import annotations
@@ -36,12 +38,34 @@ class Limits(BaseModel):
         return self
 
 
+class Trend(BaseModel):
+    """The shape a ladder's medians must have, in ladder order (e.g. rising TCP_WND): the best
+    later step gains at least `min_gain_pct` over the first, and no step falls more than
+    `max_drop_pct` below the best step before it (a plateau within noise is fine)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_gain_pct: Annotated[float, Field(ge=0)]
+    max_drop_pct: Annotated[float, Field(ge=0, lt=100)]
+
+
 class ThresholdProfile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     profile: str
     link_mbit: Annotated[float, Field(gt=0)] | None = None
     scenarios: dict[str, dict[str, Limits]]
+    trends: dict[str, Trend] = {}
+
+    def trend(self, scenario: str) -> Trend:
+        """The trend a ladder scenario must show; a ladder without one is an error, never a pass."""
+        found = self.trends.get(scenario)
+        if found is None:
+            raise ConfigError(
+                f"threshold profile {self.profile!r} has no `trends: {scenario}:` entry "
+                "(min_gain_pct, max_drop_pct): the ladder's trend needs a limit"
+            )
+        return found
 
     def limits(self, scenario: str, case: str) -> Limits:
         """The limits of a case, else the scenario's `default` entry; a case without limits is an

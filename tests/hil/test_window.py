@@ -1,17 +1,18 @@
 """TCP window sweep (seed 000, 5.1.2; seed 001): the PC-side socket buffer (-w) with the DUT
 as server and as client on the shaped link, and the DUT-side window through firmware build
 configurations (TCP_WND = TCP_SND_BUF = k x MSS, one build directory per config) on the
-unshaped link, where PC->DUT throughput must rise with the DUT's receive window."""
+unshaped link, where PC->DUT throughput must rise with the DUT's receive window (the profile's `trends:`
+entry says how much, and how far a step may fall back within noise on a plateau)."""
 
 from __future__ import annotations
-
-import itertools
 
 import allure
 import pytest
 
 from fixtures.bench import HilContext
+from hil.checks import BELOW_THRESHOLD, trend_violations
 from hil.parsing import parse_iperf_size
+from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import sweep_chart
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
 from hil.theory import tcp_goodput_mbps
@@ -66,9 +67,21 @@ def test_dut_window_ladder(hil: HilContext) -> None:
             logx=True,
         ),
     )
+    found = _trend(hil, scenario, records)  # evaluated and attached before any limit can fail the test
     check(hil, scenario, records)
-    medians = [r.median for r in records]
-    assert all(b > a for a, b in itertools.pairwise(medians)), (
-        "BELOW THRESHOLD: window_dut: PC->DUT throughput does not rise with the DUT's TCP_WND: "
-        + " -> ".join(f"{r.extra['x']:.0f} B: {r.median:.1f} Mbit/s" for r in records)
+    assert not found, f"{BELOW_THRESHOLD}: {scenario}: PC->DUT throughput does not rise with the DUT's TCP_WND: " + (
+        "; ".join(found)
     )
+
+
+def _trend(hil: HilContext, scenario: str, records: list[CaseRecord]) -> list[str]:
+    """The ladder's trend violations against the profile's `trends:` entry, attached to the report."""
+    if len(records) < 2:
+        kind = hil.dut.config.kind
+        attach_text("trend", f"not checked: the {kind} adapter's ladder has one build ({records[0].case})")
+        return []
+    trend = hil.thresholds.trend(scenario)
+    steps = " -> ".join(f"{r.extra['x']:.0f} B: {r.median:.1f}" for r in records)
+    found = trend_violations([(r.case, r.median) for r in records], trend)
+    attach_text("trend", f"{steps} Mbit/s\nlimits: {trend.model_dump()}\n" + ("\n".join(found) or "passed"))
+    return found

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from hil.checks import BELOW_THRESHOLD, Measurement, assert_within, violations
-from hil.config.thresholds import Limits
+from hil.checks import BELOW_THRESHOLD, Measurement, assert_within, trend_violations, violations
+from hil.config.thresholds import Limits, Trend
 from hil.results.recorder import Recorder, make_record, summary_table
 from hil.stats import summarize
 
@@ -27,6 +27,21 @@ def test_every_limit_kind():
     assert violations(Measurement("s", "c", 90, 95), Limits(max_loss_pct=1)) == [
         "a loss threshold is set but the case measures no loss"
     ]
+
+
+def test_trend_accepts_a_rise_to_a_plateau_within_noise():
+    trend = Trend(min_gain_pct=15, max_drop_pct=15)
+    assert trend_violations([("wnd2", 95.2), ("default", 133.4), ("wnd6", 128.6)], trend) == []
+    assert trend_violations([("a", 400), ("b", 700), ("c", 1300), ("d", 2000)], trend) == []
+
+
+def test_trend_fails_without_gain_and_on_a_drop_below_the_best_before():
+    trend = Trend(min_gain_pct=15, max_drop_pct=10)
+    flat = trend_violations([("wnd2", 100.0), ("wnd4", 105.0)], trend)
+    assert flat == ["best later step wnd4 105.00 Mbit/s gains 5.0 % over wnd2 100.00 Mbit/s < threshold 15.0 %"]
+    dropped = trend_violations([("wnd2", 100.0), ("wnd4", 140.0), ("wnd8", 120.0)], trend)
+    assert dropped == ["wnd8 120.00 Mbit/s falls 14.3 % below wnd4 140.00 Mbit/s > threshold 10.0 %"]
+    assert trend_violations([("only", 50.0)], trend) == ["a trend needs at least two ladder steps, got 1"]
 
 
 def test_recorder_appends_jsonl_and_perf_metrics_before_the_verdict(tmp_path):

@@ -91,6 +91,8 @@ def test_missing_bench_file(tmp_path):
         ("profile: p\nscenarios: {baseline: {tcp-dut_tx: {max_loss_pct: 101}}}\n", "less than or equal to 100"),
         ("profile: p\nscenarios: {baseline: {tcp-dut_tx: {minimum: 5}}}\n", "Extra inputs are not permitted"),
         ("scenarios: {}\n", "profile: Field required"),
+        ("profile: p\nscenarios: {}\ntrends: {window_dut: {min_gain_pct: 10}}\n", "max_drop_pct: Field required"),
+        ("profile: p\nscenarios: {}\ntrends: {window_dut: {min_gain_pct: 5, max_drop_pct: 100}}\n", "less than 100"),
     ],
 )
 def test_threshold_errors(tmp_path, text, message):
@@ -104,6 +106,8 @@ def test_a_case_without_threshold_is_an_error_not_a_pass(tmp_path):
     profile = load_thresholds(write(tmp_path, "profile: p\nscenarios: {baseline: {tcp-dut_tx: {min_mbps: 1}}}\n"))
     with pytest.raises(ConfigError, match="no limits for baseline/udp-dut_rx"):
         profile.limits("baseline", "udp-dut_rx")
+    with pytest.raises(ConfigError, match="no `trends: window_dut:` entry"):
+        profile.trend("window_dut")
 
 
 def test_secret_comes_from_environment_only(monkeypatch):
