@@ -26,6 +26,8 @@ static const char *const words[] = {
     "-i", "-a", "--abort", "-f", "-S", "-B", "-P", "-V", "-W", "-x", "--udp", "--port=", "--len=", "reset",
     "10.77.0.1", "10.77.0.2", "255.255.255.255", "0.0.0.0", "1.2.3", "0", "1", "65535", "65536", "1472",
     "1473", "100m", "1G", "0.1", "0.0001", "-1", "4294967296", "99999999999999999999", "k", "",
+    "wifi", "wifi", "connect", "status", "disconnect", "wifisim", "ap", "on", "off", "drop", "24", "32", "-",
+    "66757a7a206170" /* "fuzz ap" */, "66757a7a2070617373706872617365" /* "fuzz passphrase" */, "6", "0g", "00",
 };
 
 static size_t make_line(char *buf, size_t size)

@@ -2,10 +2,12 @@
 #include "harness.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fw_app.h"
+#include "fw_console.h"
 #include "fw_platform.h"
 #include "fw_netif.h"
 #include "lwip/etharp.h"
@@ -13,6 +15,8 @@
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
+#include "wifi_cmd.h"
+#include "wifi_sim.h"
 
 static struct netif netif;
 static size_t output_bytes;
@@ -77,6 +81,14 @@ void harness_init(void)
     netif_add(&netif, &ip, &mask, &gw, NULL, harness_netif_init, ethernet_input);
     netif_set_default(&netif);
     netif_set_up(&netif);
+    static const struct fw_cmd wifi_commands[] = {
+        {"wifi", WIFI_CMD_USAGE, "", wifi_command},
+        {"wifisim", WIFI_SIM_USAGE, "", wifi_sim_command},
+    };
+    if (!fw_app_add_commands(wifi_commands, 2) || !wifi_sim_init(&netif, "fuzz ap", "fuzz passphrase")) {
+        abort();
+    }
+    netif_set_link_up(&netif); /* the rest of the application as without Wi-Fi; joins and drops change it */
     fw_app_init(&netif);
 }
 
@@ -86,8 +98,11 @@ void harness_feed(const char *data, size_t len)
     fw_app_console_input(data, len);
     sys_check_timeouts();
     fw_app_poll();
+    wifi_sim_poll();
+    wifi_cmd_service();
     fw_app_poll();
     fw_app_console_input(reset, sizeof reset - 1);
+    wifi_cmd_service();
 }
 
 size_t harness_output_bytes(void)

@@ -1,6 +1,7 @@
 /*
  * harness.h - the whole application (console, iperf, ping, stats over lwIP) on a netif whose
- * frames go nowhere, for fuzzing and random-input tests under ASan/UBSan.
+ * frames go nowhere, for fuzzing and random-input tests under ASan/UBSan; with the ESP32 port's
+ * `wifi` command over the host's simulated station (AP "fuzz ap", passphrase "fuzz passphrase").
  */
 #ifndef HARNESS_H
 #define HARNESS_H

@@ -272,8 +272,10 @@ static void do_status(void)
     hil_hex_encode(w.ssid, w.ssid_len, ssid_hex, sizeof ssid_hex);
     if (w.state == LINK_CONNECTING) {
         char line[192];
-        snprintf(line, sizeof line, "RESULT wifi status=connecting source=%s ssid_hex=%s attempts=%u reason=%u\r\n",
-                 source_name(w.source), ssid_hex, w.attempts, (unsigned)w.last_reason);
+        unsigned r = w.last_reason;
+        snprintf(line, sizeof line,
+                 "RESULT wifi status=connecting source=%s ssid_hex=%s attempts=%u reason=%u name=%s\r\n",
+                 source_name(w.source), ssid_hex, w.attempts, r, r != 0 ? wifi_reason_name(r) : "NONE");
         print_locked(line);
     } else {
         print_locked("RESULT wifi status=disconnected\r\n");
@@ -322,6 +324,12 @@ static void on_event(const struct wifi_sta_event *ev)
 
 void wifi_cmd_service(void)
 {
+    /* the driver's events first: a request answers from the link's latest state (a `wifi status`
+     * queued before a drop was seen must not report the lost association as connected) */
+    struct wifi_sta_event ev;
+    while (wifi_sta_next_event(&ev)) {
+        on_event(&ev);
+    }
     struct request r;
     while (dequeue(&r)) {
         switch (r.kind) {
@@ -338,10 +346,6 @@ void wifi_cmd_service(void)
             break;
         }
         wifi_sta_wipe(&r, sizeof r);
-    }
-    struct wifi_sta_event ev;
-    while (wifi_sta_next_event(&ev)) {
-        on_event(&ev);
     }
     if (w.state == LINK_CONNECTING && !w.retry_forever && fw_platform_time_us() >= w.deadline_us) {
         char why[48];

@@ -7,8 +7,11 @@
  *         RESULT wifi status=connected source=console ssid_hex= bssid= channel= rssi= auth= phy= ip=
  *       or, after CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS of failed attempts:
  *         ERR wifi connect failed: reason=<wifi_err_reason_t> (<NAME>) attempts=<n>
- *   wifi status      RESULT wifi status=connected|connecting|disconnected ...
- *   wifi disconnect  RESULT wifi status=disconnected
+ *   wifi status      RESULT wifi status=connected ... (as above)
+ *                    RESULT wifi status=connecting source= ssid_hex= attempts=<n> reason=<last> name=<NAME>
+ *                    RESULT wifi status=disconnected
+ *   wifi disconnect  RESULT wifi status=disconnected (after "ERR wifi connect failed: aborted by wifi
+ *                    disconnect" when a `wifi connect` was still waiting for its final line)
  *
  * The passphrase is never printed; the SSID only as hex. Events without a command (connection
  * from build-time credentials, a lost and re-joined link) are reported as "WIFI status=..." lines.

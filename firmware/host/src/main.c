@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core_lock.h"
 #include "fw_app.h"
+#include "fw_console.h"
 #include "fw_parse.h"
 #include "host_platform.h"
 #include "lwip/init.h"
@@ -23,11 +25,19 @@
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
 #include "tapif.h"
+#include "wifi_cmd.h"
+#include "wifi_sim.h"
 
 #define MAX_FRAMES_PER_POLL 256
 #define MAX_SLEEP_US 1000000u
 
 static volatile sig_atomic_t stop_requested;
+
+/* With --wifi-sim-ssid: the ESP32 port's `wifi` command and the simulation's own control */
+static const struct fw_cmd wifi_commands[] = {
+    {"wifi", WIFI_CMD_USAGE, "Wi-Fi station with a static IPv4 address; SSID and passphrase as hex", wifi_command},
+    {"wifisim", WIFI_SIM_USAGE, "the simulated AP: switch it on or off, make it drop the station", wifi_sim_command},
+};
 static const char *pty_link_path;
 
 static void on_signal(int sig)
@@ -46,7 +56,12 @@ static void usage(FILE *out)
             "  --gw A.B.C.D        default 0.0.0.0 (none)\n"
             "  --mac XX:XX:XX:XX:XX:XX  default 02:00:00:00:00:02\n"
             "  --console pty|stdio console on a new pseudo-terminal (default) or on stdin/stdout\n"
-            "  --pty-link PATH     with --console pty: symlink PATH to the pseudo-terminal\n");
+            "  --pty-link PATH     with --console pty: symlink PATH to the pseudo-terminal\n"
+            "  --wifi-sim-ssid SSID  run as a Wi-Fi station (the ESP32 port's `wifi` command) next to a\n"
+            "                      simulated AP with this SSID; the address then comes from `wifi connect`\n"
+            "                      (no --ip) and nothing passes until the station has associated\n"
+            "  --wifi-sim-psk-env VAR  the simulated AP's passphrase is in environment variable VAR\n"
+            "                      (default: an open network)\n");
 }
 
 static int fail(const char *fmt, const char *arg)
@@ -137,11 +152,14 @@ int main(int argc, char **argv)
         {"netmask", required_argument, NULL, 'n'}, {"gw", required_argument, NULL, 'g'},
         {"mac", required_argument, NULL, 'm'},    {"console", required_argument, NULL, 'c'},
         {"pty-link", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        {"wifi-sim-ssid", required_argument, NULL, 'w'}, {"wifi-sim-psk-env", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
     const char *tap = NULL;
     const char *console_kind = "pty";
     const char *link = NULL;
+    const char *sim_ssid = NULL;
+    const char *sim_psk_env = NULL;
     uint32_t ip = 0;
     uint32_t mask = 0xffffff00u;
     uint32_t gw = 0;
@@ -170,13 +188,22 @@ int main(int argc, char **argv)
             console_kind = optarg;
             break;
         case 'l': link = optarg; break;
+        case 'w': sim_ssid = optarg; break;
+        case 'p': sim_psk_env = optarg; break;
         case 'h': usage(stdout); return 0;
         default: return fail("unknown or incomplete option %s", argv[optind - 1]);
         }
     }
     if (optind < argc) return fail("unexpected argument %s", argv[optind]);
     if (tap == NULL) return fail("%s", "--tap is required");
-    if (!have_ip) return fail("%s", "--ip is required");
+    if (sim_ssid == NULL && !have_ip) return fail("%s", "--ip is required");
+    if (sim_ssid != NULL && have_ip) return fail("%s", "--ip does not go with --wifi-sim-ssid: the address comes from `wifi connect`");
+    if (sim_psk_env != NULL && sim_ssid == NULL) return fail("%s", "--wifi-sim-psk-env needs --wifi-sim-ssid");
+    const char *sim_psk = "";
+    if (sim_psk_env != NULL && (sim_psk = getenv(sim_psk_env)) == NULL) return fail("--wifi-sim-psk-env: %s is not set", sim_psk_env);
+    if (sim_ssid != NULL && !fw_app_add_commands(wifi_commands, sizeof wifi_commands / sizeof wifi_commands[0])) {
+        return fail("%s", "no room for the wifi commands (FW_APP_MAX_COMMANDS)");
+    }
 
     struct host_console con = {STDIN_FILENO, STDOUT_FILENO, -1};
     if (!inherit_console(&con) && strcmp(console_kind, "pty") == 0 && open_pty_console(&con, link) != 0) {
@@ -211,6 +238,12 @@ int main(int argc, char **argv)
     }
     netif_set_default(&netif);
     netif_set_up(&netif);
+    if (sim_ssid != NULL && !wifi_sim_init(&netif, sim_ssid, sim_psk)) {
+        /* names the variable, never the value */
+        fprintf(stderr, "hil-fw-host: --wifi-sim-ssid must be 1..32 bytes and %s empty or 8..63 printable characters\n",
+                sim_psk_env != NULL ? sim_psk_env : "the passphrase");
+        return 2;
+    }
     fw_app_init(&netif);
 
     struct pollfd fds[2] = {{tap_fd, POLLIN, 0}, {con.in_fd, POLLIN, 0}};
@@ -226,6 +259,10 @@ int main(int argc, char **argv)
         if (app < wait_us) {
             wait_us = app;
         }
+        uint64_t air = sim_ssid != NULL ? wifi_sim_poll_delay_us() : UINT64_MAX;
+        if (air < wait_us) {
+            wait_us = air;
+        }
         struct timespec ts = {(time_t)(wait_us / 1000000u), (long)(wait_us % 1000000u) * 1000L};
         int n = ppoll(fds, 2, &ts, NULL);
         if (n < 0 && errno != EINTR) {
@@ -235,6 +272,8 @@ int main(int argc, char **argv)
         if (n > 0 && (fds[0].revents & POLLIN)) {
             tapif_poll(&netif, MAX_FRAMES_PER_POLL);
         }
+        /* the application runs under the core lock, as the ESP32 port's app task does */
+        host_core_lock();
         if (n > 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
             ssize_t r = read(con.in_fd, buf, sizeof buf);
             if (r > 0) {
@@ -246,6 +285,11 @@ int main(int argc, char **argv)
         }
         sys_check_timeouts();
         fw_app_poll();
+        host_core_unlock();
+        if (sim_ssid != NULL) { /* the Wi-Fi work runs without the lock (it takes it to print) */
+            wifi_sim_poll();
+            wifi_cmd_service();
+        }
         if (stdin_closed && !fw_test_running()) {
             break;
         }

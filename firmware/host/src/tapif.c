@@ -80,6 +80,10 @@ int tapif_poll(struct netif *netif, int max_frames)
             break;
         }
         count++;
+        if (!netif_is_link_up(netif)) { /* e.g. a Wi-Fi station that has not associated: hears nothing */
+            LINK_STATS_INC(link.drop);
+            continue;
+        }
         struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)n, PBUF_POOL);
         if (p == NULL) {
             LINK_STATS_INC(link.memerr);

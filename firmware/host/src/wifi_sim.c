@@ -1,0 +1,246 @@
+#include "wifi_sim.h"
+
+#include <string.h>
+
+#include "esp32_config.h"
+#include "esp_err.h"
+#include "fw_out.h"
+#include "fw_parse.h"
+#include "fw_platform.h"
+#include "lwip/ip4_addr.h"
+#include "lwip/netif.h"
+
+/* wifi_err_reason_t / wifi_auth_mode_t values the simulation reports (ESP-IDF v5.x) */
+#define REASON_ASSOC_LEAVE 8
+#define REASON_BEACON_TIMEOUT 200
+#define REASON_4WAY_HANDSHAKE_TIMEOUT 15
+#define REASON_NO_AP_FOUND 201
+#define REASON_AUTH_FAIL 202
+#define AUTH_OPEN 0
+#define AUTH_WPA2_PSK 3
+
+enum station { STA_IDLE, STA_JOINING, STA_ASSOCIATED };
+
+static struct {
+    struct netif *netif;
+    /* the AP on the air */
+    bool ap_on;
+    uint8_t ap_ssid[WIFI_STA_SSID_MAX];
+    size_t ap_ssid_len;
+    char ap_psk[WIFI_STA_PSK_MAX + 1];
+    size_t ap_psk_len;
+    /* the station */
+    enum station state;
+    struct wifi_sta_target target; /* what wifi_sta_connect was given */
+    uint64_t attempt_ends_us;      /* STA_JOINING: when the attempt succeeds or fails */
+    /* events for wifi_sta_next_event, oldest first */
+    struct wifi_sta_event events[HIL_WIFI_EVENT_QUEUE_LEN];
+    size_t ev_head;
+    size_t ev_count;
+} sim;
+
+static const uint8_t sim_bssid[6] = {0x02, 0x00, 0x00, 0x00, 0xa0, 0x01};
+
+const char *esp_err_to_name(esp_err_t code)
+{
+    switch (code) {
+    case ESP_OK: return "ESP_OK";
+    case ESP_FAIL: return "ESP_FAIL";
+    default: return "UNKNOWN ERROR";
+    }
+}
+
+void wifi_sta_wipe(void *p, size_t len)
+{
+    volatile uint8_t *v = p;
+    while (len-- > 0) {
+        *v++ = 0;
+    }
+}
+
+static bool printable(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < 0x20 || s[i] > 0x7e) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool wifi_sim_init(struct netif *netif, const char *ssid, const char *psk)
+{
+    size_t ssid_len = strlen(ssid);
+    size_t psk_len = strlen(psk);
+    if (ssid_len == 0 || ssid_len > WIFI_STA_SSID_MAX ||
+        (psk_len > 0 && (psk_len < WIFI_STA_PSK_MIN || psk_len > WIFI_STA_PSK_MAX || !printable(psk, psk_len)))) {
+        return false;
+    }
+    memset(&sim, 0, sizeof sim);
+    sim.netif = netif;
+    sim.ap_on = true;
+    memcpy(sim.ap_ssid, ssid, ssid_len);
+    sim.ap_ssid_len = ssid_len;
+    memcpy(sim.ap_psk, psk, psk_len);
+    sim.ap_psk_len = psk_len;
+    netif_set_link_down(netif); /* nothing on the air reaches a station that has not associated */
+    return true;
+}
+
+static void push_event(enum wifi_sta_event_kind kind, uint8_t reason)
+{
+    if (sim.ev_count == HIL_WIFI_EVENT_QUEUE_LEN) {
+        return; /* as the port's queue: full means the app task is far behind; drop */
+    }
+    struct wifi_sta_event *ev = &sim.events[(sim.ev_head + sim.ev_count) % HIL_WIFI_EVENT_QUEUE_LEN];
+    ev->kind = kind;
+    ev->reason = reason;
+    sim.ev_count++;
+}
+
+bool wifi_sta_next_event(struct wifi_sta_event *ev)
+{
+    if (sim.ev_count == 0) {
+        return false;
+    }
+    *ev = sim.events[sim.ev_head];
+    sim.ev_head = (sim.ev_head + 1) % HIL_WIFI_EVENT_QUEUE_LEN;
+    sim.ev_count--;
+    return true;
+}
+
+void wifi_sta_flush_events(void)
+{
+    sim.ev_head = 0;
+    sim.ev_count = 0;
+}
+
+/* What the attempt to join the configured network ends with: 0 (associated) or a reason. */
+static uint8_t attempt_outcome(void)
+{
+    const struct wifi_sta_target *t = &sim.target;
+    bool same_ssid = sim.ap_on && t->ssid_len == sim.ap_ssid_len && memcmp(t->ssid, sim.ap_ssid, t->ssid_len) == 0;
+    if (!same_ssid || (sim.ap_psk_len == 0 && t->psk_len > 0)) {
+        return REASON_NO_AP_FOUND;
+    }
+    if (sim.ap_psk_len > 0 && t->psk_len == 0) {
+        return REASON_AUTH_FAIL;
+    }
+    if (t->psk_len != sim.ap_psk_len || memcmp(t->psk, sim.ap_psk, t->psk_len) != 0) {
+        return REASON_4WAY_HANDSHAKE_TIMEOUT;
+    }
+    return 0;
+}
+
+static void start_attempt(void)
+{
+    sim.state = STA_JOINING;
+    uint32_t ms = attempt_outcome() == 0 ? WIFI_SIM_JOIN_MS : WIFI_SIM_FAIL_MS;
+    sim.attempt_ends_us = fw_platform_time_us() + 1000u * ms;
+}
+
+static void leave(uint8_t reason)
+{
+    sim.state = STA_IDLE;
+    netif_set_link_down(sim.netif);
+    push_event(WIFI_STA_EVENT_DISCONNECTED, reason);
+}
+
+esp_err_t wifi_sta_connect(const struct wifi_sta_target *target)
+{
+    if (sim.netif == NULL) {
+        return ESP_FAIL;
+    }
+    /* as the port: the static address is set first, the link comes up with the association */
+    ip4_addr_t ip, mask, gw;
+    ip4_addr_set_u32(&ip, lwip_htonl(target->ip));
+    ip4_addr_set_u32(&mask, lwip_htonl(target->netmask));
+    ip4_addr_set_u32(&gw, lwip_htonl(target->gw));
+    netif_set_addr(sim.netif, &ip, &mask, &gw);
+    wifi_sta_wipe(&sim.target, sizeof sim.target);
+    sim.target = *target;
+    if (sim.state == STA_ASSOCIATED) {
+        leave(REASON_ASSOC_LEAVE);
+    }
+    start_attempt();
+    return ESP_OK;
+}
+
+esp_err_t wifi_sta_reconnect(void)
+{
+    if (sim.netif == NULL || sim.target.ssid_len == 0) {
+        return ESP_FAIL;
+    }
+    if (sim.state != STA_ASSOCIATED) {
+        start_attempt();
+    }
+    return ESP_OK;
+}
+
+esp_err_t wifi_sta_disconnect(void)
+{
+    if (sim.state != STA_IDLE) { /* leaving a network, or giving up an attempt under way */
+        leave(REASON_ASSOC_LEAVE);
+    }
+    return ESP_OK;
+}
+
+esp_err_t wifi_sta_get_link(struct wifi_sta_link *link)
+{
+    if (sim.state != STA_ASSOCIATED) {
+        return ESP_FAIL;
+    }
+    memset(link, 0, sizeof *link);
+    memcpy(link->bssid, sim_bssid, sizeof link->bssid);
+    link->channel = WIFI_SIM_CHANNEL;
+    link->rssi = WIFI_SIM_RSSI_DBM;
+    link->authmode = sim.ap_psk_len > 0 ? AUTH_WPA2_PSK : AUTH_OPEN;
+    link->phy_11b = link->phy_11g = link->phy_11n = true;
+    link->ip = lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(sim.netif)));
+    return ESP_OK;
+}
+
+uint64_t wifi_sim_poll_delay_us(void)
+{
+    if (sim.state != STA_JOINING) {
+        return UINT64_MAX;
+    }
+    uint64_t now = fw_platform_time_us();
+    return sim.attempt_ends_us > now ? sim.attempt_ends_us - now : 0;
+}
+
+void wifi_sim_poll(void)
+{
+    if (sim.state != STA_JOINING || fw_platform_time_us() < sim.attempt_ends_us) {
+        return;
+    }
+    uint8_t reason = attempt_outcome(); /* the air may have changed during the attempt */
+    if (reason != 0) {
+        sim.state = STA_IDLE;
+        push_event(WIFI_STA_EVENT_DISCONNECTED, reason);
+        return;
+    }
+    sim.state = STA_ASSOCIATED;
+    netif_set_link_up(sim.netif);
+    push_event(WIFI_STA_EVENT_CONNECTED, 0);
+}
+
+void wifi_sim_command(int argc, char **argv)
+{
+    uint32_t reason = 0;
+    if (argc == 3 && strcmp(argv[1], "ap") == 0 && (strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
+        sim.ap_on = strcmp(argv[2], "on") == 0;
+        if (!sim.ap_on && sim.state == STA_ASSOCIATED) {
+            leave(REASON_BEACON_TIMEOUT); /* the AP went silent */
+        }
+        fw_printf("RESULT wifisim ap=%s\r\n", sim.ap_on ? "on" : "off");
+    } else if (argc == 3 && strcmp(argv[1], "drop") == 0 && fw_parse_u32(argv[2], 1, 255, &reason)) {
+        bool dropped = sim.state == STA_ASSOCIATED;
+        if (dropped) {
+            leave((uint8_t)reason);
+        }
+        fw_printf("RESULT wifisim dropped=%s reason=%u\r\n", dropped ? "yes" : "no", (unsigned)reason);
+    } else {
+        fw_err("wifisim", "usage: wifisim %s", WIFI_SIM_USAGE);
+    }
+}

@@ -1,0 +1,50 @@
+/*
+ * wifi_sim.h - a simulated Wi-Fi station for the host DUT: the ESP32 port's station interface
+ * (firmware/esp32/main/wifi_sta.h) implemented against one simulated access point, so that the
+ * port's `wifi` command (wifi_cmd.c, compiled unchanged) runs on the virtual bench.
+ *
+ * The air holds one AP: its SSID and passphrase (empty: an open network) are set at start; it
+ * can be switched off and it can drop the station (`wifisim` console command), so that failed
+ * and lost associations can be produced on demand. What the driver would report is reported:
+ *   - SSID not on the air (or the AP off), or an open AP when a passphrase was given (the
+ *     station's WPA2 threshold skips it): DISCONNECTED, reason 201 NO_AP_FOUND;
+ *   - a secured AP and no passphrase: reason 202 AUTH_FAIL;
+ *   - a wrong passphrase: reason 15 4WAY_HANDSHAKE_TIMEOUT;
+ *   - otherwise CONNECTED: the netif gets the static address and its link goes up;
+ *   - leaving a connected network: DISCONNECTED, reason 8 ASSOC_LEAVE; a drop: the given reason.
+ * Association and failures take WIFI_SIM_JOIN_MS / WIFI_SIM_FAIL_MS of simulated air time.
+ */
+#ifndef WIFI_SIM_H
+#define WIFI_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wifi_sta.h"
+
+#define WIFI_SIM_JOIN_MS 40   /* a successful association */
+#define WIFI_SIM_FAIL_MS 250  /* a failed attempt (scan, or the handshake running out) */
+#define WIFI_SIM_CHANNEL 6
+#define WIFI_SIM_RSSI_DBM (-47)
+#define WIFI_SIM_USAGE "ap on|off | drop REASON"
+
+struct netif;
+
+/**
+ * Puts one AP on the air and binds the station to the netif (whose link is taken down until
+ * it associates). Returns false when the SSID (1..32 bytes) or passphrase (empty, or 8..63
+ * printable characters) is invalid.
+ */
+bool wifi_sim_init(struct netif *netif, const char *ssid, const char *psk);
+
+/** Microseconds until the simulation's next step (an attempt ending); UINT64_MAX when none. */
+uint64_t wifi_sim_poll_delay_us(void);
+
+/** Ends the association attempt that is due (call from the main loop). */
+void wifi_sim_poll(void);
+
+/** The `wifisim` console command: switch the AP on or off, make it drop the station. */
+void wifi_sim_command(int argc, char **argv);
+
+#endif /* WIFI_SIM_H */

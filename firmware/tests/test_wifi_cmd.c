@@ -1,0 +1,330 @@
+/*
+ * Unit tests: the ESP32 port's `wifi` command (esp32/main/wifi_cmd.c, unchanged) over the host's
+ * simulated station, inside the whole application, with a clock the test moves. What the Python
+ * tests cannot reach in reasonable time is checked here: the firmware's own connect timeout, a
+ * re-join that goes on until the AP is back, build-time credentials, every malformed argument, and
+ * that the passphrase never appears in the output. The core lock of hil_lock.h aborts the test if
+ * the port ever takes it twice (host/src/core_lock.c).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "core_lock.h"
+#include "esp32_config.h"
+#include "fw_app.h"
+#include "fw_console.h"
+#include "fw_netif.h"
+#include "fw_platform.h"
+#include "lwip/init.h"
+#include "lwip/netif.h"
+#include "lwip/timeouts.h"
+#include "netif/ethernet.h"
+#include "sdkconfig.h"
+#include "wifi_cmd.h"
+#include "wifi_sim.h"
+
+#define AP_SSID "lab ap"
+#define AP_PSK "correct horse battery"
+#define AP_SSID_HEX "6c6162206170"
+#define AP_PSK_HEX "636f727265637420686f7273652062617474657279"
+#define WRONG_PSK_HEX "636f727265637420686f727365206261747465727920" /* a trailing space */
+
+static char output[65536];
+static size_t output_len;
+static uint64_t now_us = 1000000u;
+static struct netif netif;
+
+uint64_t fw_platform_time_us(void)
+{
+    return now_us;
+}
+
+void fw_platform_console_write(const char *data, size_t len)
+{
+    if (output_len + len < sizeof output) {
+        memcpy(output + output_len, data, len);
+        output_len += len;
+        output[output_len] = '\0';
+    }
+}
+
+void fw_platform_restart(void)
+{
+}
+
+unsigned int fw_platform_random(void)
+{
+    return 7;
+}
+
+const char *fw_platform_target(void)
+{
+    return "test";
+}
+
+static void reset_output(void)
+{
+    output_len = 0;
+    output[0] = '\0';
+}
+
+static err_t discard_output(struct netif *n, struct pbuf *p)
+{
+    (void)n;
+    (void)p;
+    return ERR_OK;
+}
+
+static err_t test_netif_init(struct netif *n)
+{
+    static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x44};
+    fw_netif_ethernet_setup(n, 't', 'w', discard_output, mac);
+    return ERR_OK;
+}
+
+/* One pass of the host's main loop: console input and the application under the lock, then
+ * the Wi-Fi work without it. */
+static void loop_once(const char *input)
+{
+    host_core_lock();
+    if (input != NULL) {
+        fw_app_console_input(input, strlen(input));
+    }
+    fw_app_poll();
+    host_core_unlock();
+    wifi_sim_poll();
+    wifi_cmd_service();
+}
+
+/* Moves the clock by `ms` in 10 ms steps, running the loop at each. */
+static void run_ms(unsigned ms)
+{
+    for (unsigned t = 0; t < ms; t += 10) {
+        now_us += 10000u;
+        loop_once(NULL);
+    }
+}
+
+static void command(const char *line)
+{
+    char buf[300];
+    snprintf(buf, sizeof buf, "%s\r\n", line);
+    loop_once(buf);
+}
+
+static bool has(const char *text)
+{
+    return strstr(output, text) != NULL;
+}
+
+static unsigned count(const char *text)
+{
+    unsigned n = 0;
+    for (const char *p = output; (p = strstr(p, text)) != NULL; p++) {
+        n++;
+    }
+    return n;
+}
+
+static bool psk_leaked(void)
+{
+    return has(AP_PSK) || has("636f727265637420686f727365");
+}
+
+static void test_join_and_status(void)
+{
+    reset_output();
+    command("wifi status");
+    CHECK(has("RESULT wifi status=disconnected\r\n"));
+    CHECK(!netif_is_link_up(&netif));
+
+    reset_output();
+    command("wifi connect " AP_SSID_HEX " " WRONG_PSK_HEX " 10.77.0.2 24");
+    CHECK(output_len == 0); /* the final line comes when the attempts end */
+    run_ms(1000);
+    CHECK(count("RESULT wifi") == 0 && count("ERR wifi") == 0 && !netif_is_link_up(&netif));
+    command("wifi disconnect");
+    CHECK(has("ERR wifi connect failed: aborted by wifi disconnect\r\nRESULT wifi status=disconnected\r\n"));
+
+    reset_output();
+    command("wifi connect " AP_SSID_HEX " " AP_PSK_HEX " 10.77.0.2 24");
+    run_ms(100);
+    CHECK(has("RESULT wifi status=connected source=console ssid_hex=" AP_SSID_HEX
+              " bssid=02:00:00:00:a0:01 channel=6 rssi=-47 auth=wpa2 phy=11bgn ip=10.77.0.2\r\n"));
+    CHECK(netif_is_link_up(&netif));
+    CHECK(ip4_addr_get_u32(netif_ip4_addr(&netif)) == PP_HTONL(0x0a4d0002u));
+    CHECK(ip4_addr_get_u32(netif_ip4_netmask(&netif)) == PP_HTONL(0xffffff00u));
+
+    reset_output();
+    command("wifi status");
+    CHECK(has("RESULT wifi status=connected source=console ssid_hex=" AP_SSID_HEX " bssid="));
+    command("wifi connect " AP_SSID_HEX " - 10.77.0.3 24");
+    CHECK(has("ERR wifi busy: connected (wifi disconnect first)\r\n"));
+    command("version");
+    CHECK(has(" ip=10.77.0.2 "));
+    CHECK(!psk_leaked());
+}
+
+static void test_lost_link_is_rejoined_until_the_ap_is_back(void)
+{
+    /* connected from the test before */
+    reset_output();
+    command("wifisim ap off");
+    CHECK(has("RESULT wifisim ap=off\r\nWIFI status=disconnected source=console reason=200 name=BEACON_TIMEOUT\r\n"));
+    CHECK(!netif_is_link_up(&netif));
+    run_ms(2 * CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS); /* a lost link has no deadline */
+    reset_output();
+    command("wifi status");
+    CHECK(has("RESULT wifi status=connecting source=console ssid_hex=" AP_SSID_HEX " attempts="));
+    CHECK(has(" reason=201 name=NO_AP_FOUND\r\n"));
+    command("wifisim ap on");
+    run_ms(600);
+    CHECK(has("WIFI status=connected source=console ssid_hex=" AP_SSID_HEX));
+    CHECK(netif_is_link_up(&netif));
+
+    /* a status queued in the same input as a drop answers from the state after the drop */
+    reset_output();
+    loop_once("wifisim drop 4\r\nwifi status\r\n");
+    CHECK(has("WIFI status=disconnected source=console reason=4 name=ASSOC_EXPIRE\r\n"));
+    CHECK(has("RESULT wifi status=connecting "));
+    CHECK(!has("RESULT wifi status=connected"));
+    run_ms(100);
+    CHECK(has("WIFI status=connected source=console"));
+
+    reset_output();
+    command("wifi disconnect");
+    CHECK(has("RESULT wifi status=disconnected\r\n") && !netif_is_link_up(&netif));
+    run_ms(500);
+    CHECK(count("WIFI ") == 0); /* the station left: no re-join */
+}
+
+static void test_firmware_timeout(void)
+{
+    reset_output();
+    command("wifi connect " AP_SSID_HEX " 77726f6e67206f6e6520696e646565642121 10.77.0.2 24");
+    run_ms(CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS - 300);
+    CHECK(count("ERR wifi") == 0);
+    run_ms(600);
+    unsigned attempts = 0;
+    const char *err = strstr(output, "ERR wifi connect failed: reason=15 (4WAY_HANDSHAKE_TIMEOUT) attempts=");
+    CHECK(err != NULL && sscanf(err, "ERR wifi connect failed: reason=15 (4WAY_HANDSHAKE_TIMEOUT) attempts=%u", &attempts) == 1);
+    CHECK(attempts >= CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS / WIFI_SIM_FAIL_MS - 2);
+    CHECK(has(" timeout=30000 ms\r\n"));
+    reset_output();
+    command("wifi status");
+    CHECK(has("RESULT wifi status=disconnected\r\n"));
+    run_ms(1000);
+    CHECK(count("WIFI") == 0 && count("ERR") == 0); /* given up: nothing more */
+
+    reset_output();
+    command("wifi connect 6e6f2073756368206170 - 10.77.0.2 24");
+    run_ms(CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS + 300);
+    CHECK(has("ERR wifi connect failed: reason=201 (NO_AP_FOUND) attempts="));
+}
+
+static void test_malformed_arguments(void)
+{
+    static const struct {
+        const char *line;
+        const char *error;
+    } cases[] = {
+        {"wifi", "ERR wifi usage: wifi connect SSID_HEX PSK_HEX|- IP PREFIX_LEN [GW] | status | disconnect\r\n"},
+        {"wifi connect " AP_SSID_HEX " -", "ERR wifi usage: "},
+        {"wifi connect " AP_SSID_HEX " - 10.77.0.2 24 10.77.0.1 extra", "ERR wifi usage: "},
+        {"wifi connect 6c6 - 10.77.0.2 24", "ERR wifi invalid SSID_HEX"},
+        {"wifi connect zz - 10.77.0.2 24", "ERR wifi invalid SSID_HEX"},
+        {"wifi connect 00 - 10.77.0.2 24", "ERR wifi invalid SSID_HEX"},
+        {"wifi connect 414243444546474849505152535455565758595a414243444546474849505152535455 - 10.77.0.2 24",
+         "ERR wifi invalid SSID_HEX"}, /* 35 bytes */
+        {"wifi connect " AP_SSID_HEX " 6162636465666768 10.77.0.2 24 x", "ERR wifi invalid GW 'x'"},
+        {"wifi connect " AP_SSID_HEX " 61626364656667 10.77.0.2 24", "ERR wifi invalid PSK_HEX"},  /* 7 characters */
+        {"wifi connect " AP_SSID_HEX " 0161626364656667 10.77.0.2 24", "ERR wifi invalid PSK_HEX"}, /* not printable */
+        {"wifi connect " AP_SSID_HEX " 636f727265637420686f727365 10.77.0.256 24", "ERR wifi invalid IP '10.77.0.256'"},
+        {"wifi connect " AP_SSID_HEX " - 0.0.0.0 24", "ERR wifi invalid IP '0.0.0.0'"},
+        {"wifi connect " AP_SSID_HEX " - 10.77.0.2 0", "ERR wifi invalid PREFIX_LEN '0' (1..32)"},
+        {"wifi connect " AP_SSID_HEX " - 10.77.0.2 33", "ERR wifi invalid PREFIX_LEN '33' (1..32)"},
+        {"wifi status now", "ERR wifi usage: "},
+        {"wifisim ap maybe", "ERR wifisim usage: "},
+        {"wifisim drop 0", "ERR wifisim usage: "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        reset_output();
+        command(cases[i].line);
+        run_ms(50);
+        bool ok = strncmp(output, cases[i].error, strlen(cases[i].error)) == 0 && count("\r\n") == 1;
+        if (!ok) {
+            fprintf(stderr, "`%s` -> %s", cases[i].line, output);
+        }
+        CHECK(ok);
+        CHECK(!has("636f727265637420686f727365")); /* a refused passphrase is not echoed */
+    }
+    reset_output();
+    command("wifi status");
+    CHECK(has("RESULT wifi status=disconnected\r\n"));
+}
+
+static void test_request_queue_overflow(void)
+{
+    /* more requests in one input than the queue holds: the rest are refused, none lost silently */
+    char input[512] = "";
+    for (int i = 0; i < HIL_WIFI_REQUEST_QUEUE_LEN + 2; i++) {
+        strcat(input, "wifi status\r\n");
+    }
+    reset_output();
+    loop_once(input);
+    CHECK(count("RESULT wifi status=disconnected") == HIL_WIFI_REQUEST_QUEUE_LEN);
+    CHECK(count("ERR wifi busy: 4 requests queued") == 2);
+}
+
+static void test_build_time_credentials(void)
+{
+    struct wifi_sta_target t;
+    memset(&t, 0, sizeof t);
+    memcpy(t.ssid, AP_SSID, strlen(AP_SSID));
+    t.ssid_len = strlen(AP_SSID);
+    memcpy(t.psk, AP_PSK, strlen(AP_PSK));
+    t.psk_len = strlen(AP_PSK);
+    t.ip = 0x0a4d0002u;
+    t.netmask = 0xffffff00u;
+    reset_output();
+    CHECK(wifi_cmd_connect_at_boot(&t));
+    CHECK(!wifi_cmd_connect_at_boot(&t)); /* one already queued */
+    run_ms(100);
+    CHECK(has("WIFI status=connected source=build ssid_hex=" AP_SSID_HEX " bssid=02:00:00:00:a0:01 "));
+    CHECK(!has("RESULT wifi"));
+    command("wifi status");
+    CHECK(has("RESULT wifi status=connected source=build "));
+    CHECK(!psk_leaked());
+    command("wifi disconnect");
+}
+
+int main(void)
+{
+    static const struct fw_cmd commands[] = {
+        {"wifi", WIFI_CMD_USAGE, "Wi-Fi station", wifi_command},
+        {"wifisim", WIFI_SIM_USAGE, "the simulated AP", wifi_sim_command},
+    };
+    CHECK(fw_app_add_commands(commands, 2));
+    lwip_init();
+    ip4_addr_t any;
+    ip4_addr_set_zero(&any);
+    netif_add(&netif, &any, &any, &any, NULL, test_netif_init, ethernet_input);
+    netif_set_up(&netif);
+    CHECK(!wifi_sim_init(&netif, "", AP_PSK));
+    CHECK(!wifi_sim_init(&netif, AP_SSID, "short"));
+    CHECK(!wifi_sim_init(&netif, "an SSID of thirty-three bytes ...", AP_PSK));
+    CHECK(wifi_sim_init(&netif, AP_SSID, AP_PSK));
+    CHECK(!netif_is_link_up(&netif));
+    fw_app_init(&netif);
+
+    test_join_and_status();
+    test_lost_link_is_rejoined_until_the_ap_is_back();
+    test_firmware_timeout();
+    test_malformed_arguments();
+    test_request_queue_overflow();
+    test_build_time_credentials();
+    CHECK(!host_core_locked());
+    return check_summary("test_wifi_cmd");
+}
