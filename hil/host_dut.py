@@ -30,6 +30,14 @@ class HostDutSpec:
     ip: str
     netmask: str = "255.255.255.0"
     mac: str = "02:00:00:00:00:02"
+    wifi_sim_ssid: str | None = None  # a Wi-Fi station next to a simulated AP: the address comes from `wifi connect`
+    wifi_sim_psk_env: str | None = None  # the environment variable holding the simulated AP's passphrase
+
+    def address_args(self) -> list[str]:
+        if self.wifi_sim_ssid is None:
+            return ["--ip", self.ip, "--netmask", self.netmask]
+        return ["--wifi-sim-ssid", self.wifi_sim_ssid,
+                *(["--wifi-sim-psk-env", self.wifi_sim_psk_env] if self.wifi_sim_psk_env else [])]  # fmt: skip
 
 
 class PtySerialLine:
@@ -78,7 +86,7 @@ class HostDutProcess(WatchedProcess):
         self.workdir.mkdir(parents=True, exist_ok=True)
         args = [
             "ip", "netns", "exec", self.spec.netns, str(binary),
-            "--tap", self.spec.tap, "--ip", self.spec.ip, "--netmask", self.spec.netmask, "--mac", self.spec.mac,
+            "--tap", self.spec.tap, *self.spec.address_args(), "--mac", self.spec.mac,
         ]  # fmt: skip
         if self.line is not None:
             line = self.line

@@ -7,11 +7,13 @@ UDP, ``,jitter_ms,lost,total,loss_pct,out_of_order``. A UDP client's own record 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from hil.config.bench import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
 from hil.proc import ListeningServer
 
@@ -86,13 +88,15 @@ class Iperf2ClientArgs:
     bandwidth: str | None = None  # e.g. "95m" (decimal); UDP always gets one
     window: str | None = None
     mss: int | None = None
+    congestion: str | None = DEFAULT_TCP_CONGESTION  # TCP congestion control (-Z); None: the host's default
 
     def argv(self) -> list[str]:
         args = [IPERF2, "-c", self.host, "-p", str(self.port), "-y", "C"]
         if self.udp:
             args += ["-u", "-b", self.bandwidth or "1m"]
-        elif self.bandwidth:
-            args += ["-b", self.bandwidth]
+        else:
+            args += ["-Z", self.congestion] if self.congestion else []
+            args += ["-b", self.bandwidth] if self.bandwidth else []
         args += ["-n", self.amount] if self.amount else ["-t", f"{self.duration_s:g}"]
         if self.length:
             args += ["-l", str(self.length)]
@@ -120,6 +124,13 @@ def run_client(netns_prefix: list[str], args: Iperf2ClientArgs, timeout_s: float
     except FileNotFoundError as exc:
         raise BenchError(f"{IPERF2} is not installed on the PC side (Debian package `iperf`)") from exc
     raw = proc.stdout + proc.stderr
+    refused = re.search(r"Attempt to set '([^']*)' congestion control failed: (.*)", raw)
+    if refused:  # iperf goes on with the host's default: those figures would not be the bench's
+        raise BenchError(
+            f"the PC's TCP congestion control {refused.group(1)!r} could not be set ({refused.group(2).strip()}): "
+            "run as root, or set pc.tcp_congestion in the bench file to one of "
+            "net.ipv4.tcp_available_congestion_control (null: the host's default)"
+        )
     return ClientRun(summary_record(raw), raw, argv)
 
 

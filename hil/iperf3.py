@@ -12,6 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from hil.config.bench import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
 from hil.proc import ListeningServer
 
@@ -73,13 +74,15 @@ class Iperf3ClientArgs:
     reverse: bool = False
     bidir: bool = False
     window: str | None = None
+    congestion: str | None = DEFAULT_TCP_CONGESTION  # TCP congestion control (-C); None: the host's default
 
     def argv(self) -> list[str]:
         args = [IPERF3, "-c", self.host, "-p", str(self.port), "-J", "-t", f"{self.duration_s:g}"]
         if self.udp:
             args += ["-u", "-b", self.bandwidth or "1M"]
-        elif self.bandwidth:
-            args += ["-b", self.bandwidth]
+        else:
+            args += ["-C", self.congestion] if self.congestion else []
+            args += ["-b", self.bandwidth] if self.bandwidth else []
         if self.length:
             args += ["-l", str(self.length)]
         if self.reverse:

@@ -13,8 +13,7 @@ from pathlib import Path
 
 from hil.config.bench import DutConfig
 from hil.dut.board import RealBoard
-from hil.dut.embedded_console import EmbeddedConsole
-from hil.dut.wifi import WifiLink, ensure_connected
+from hil.dut.wifi import WifiStation
 from hil.errors import BenchError
 from hil.esp_idf_build import IdfBuild, load_build, project_configs, resolve_build_dir
 from hil.flashers import flash_esptool
@@ -39,7 +38,7 @@ def _ladders(project_dir: Path) -> tuple[tuple[tuple[str, int], ...], tuple[tupl
     return ladder, tuple(sorted(msses, key=lambda m: m[1]))
 
 
-class Esp32Dut(RealBoard):
+class Esp32Dut(RealBoard, WifiStation):
     def __init__(self, cfg: DutConfig, workdir: Path) -> None:
         self.cfg = cfg
         self.workdir = workdir
@@ -48,7 +47,7 @@ class Esp32Dut(RealBoard):
         self.current_config: str | None = None
         self.flash_log = workdir / "flash.log"
         self.build: IdfBuild | None = None
-        self.wifi: WifiLink | None = None
+        self.wifi = None
         self.window_ladder, self.mss_configs = _ladders(self.idf.project_dir)
 
     @property
@@ -76,9 +75,3 @@ class Esp32Dut(RealBoard):
         self.current_config = config
         self.wifi = None
         self.flash_count += 1
-
-    def connect_link(self, console: EmbeddedConsole) -> WifiLink:
-        """The Wi-Fi connect step (with retries); records the association the DUT reports."""
-        assert self.cfg.wifi is not None  # the bench file's validation guarantees it
-        self.wifi = ensure_connected(console, self.cfg.wifi, self.cfg.network)
-        return self.wifi

@@ -3,7 +3,8 @@
     wifi status                                  -> RESULT wifi status=connected|connecting|disconnected ...
     wifi connect SSID_HEX PSK_HEX|- IP PREFIX_LEN -> RESULT wifi status=connected ssid_hex= bssid=
                                                     channel= rssi= auth= phy= ip=   |  ERR wifi ...
-    wifi disconnect                              -> RESULT wifi status=disconnected
+    wifi disconnect                              -> RESULT wifi status=disconnected (after an ERR
+                                                    for a `wifi connect` it aborted)
 
 SSID and PSK travel hex-encoded (console tokens cannot hold spaces; `-` is an open network). The PSK is read from the
 environment only here, is written to the serial port only, and never appears in an error
@@ -16,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from hil.config.bench import NetworkConfig, WifiConfig
+from hil.config.bench import DutConfig, NetworkConfig, WifiConfig
 from hil.console_protocol import FinalLine
 from hil.dut.embedded_console import EmbeddedConsole
 from hil.errors import ConsoleTimeout, DutError
@@ -80,13 +81,28 @@ def ensure_connected(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkCon
     current = status(console)
     if _connected_as_wanted(current, wifi, net):
         return _link(current, wifi.ssid, 0)
-    if current.fields.get("status") != "disconnected":  # another AP or address, or a join under way
+    if current.fields.get("status") != "disconnected":  # another AP or address, a join under way, a lost link
         disconnect(console)
     return connect(console, wifi, net)
 
 
 def disconnect(console: EmbeddedConsole) -> None:
-    console.run_ok("wifi disconnect", 10)
+    """Leaves the network or ends a join under way. The firmware first ends a `wifi connect` still
+    waiting for its final line ("ERR wifi connect failed: aborted ..."), then answers."""
+    reply = console.command("wifi disconnect", 10)
+    while not reply.final.ok and reply.final.reason.startswith("connect failed"):
+        reply = console.wait_final("wifi disconnect", 10)
+    if not reply.final.ok or reply.final.fields.get("status") != "disconnected":
+        raise DutError(f"DUT refused `wifi disconnect`: {reply.final.reason or reply.final.fields}")
+
+
+def _still_joining(current: FinalLine, waited_s: float) -> str:
+    """Why a `wifi connect` has not ended yet, from `wifi status` (attempts, last reason)."""
+    f = current.fields
+    if f.get("status") != "connecting":
+        return f"no answer within {waited_s:g} s (status {f.get('status')})"
+    return (f"not associated within {waited_s:g} s: {f.get('attempts', '?')} attempts, last reason "
+            f"{f.get('reason', '?')} ({f.get('name', '?')})")  # fmt: skip
 
 
 def connect(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkConfig) -> WifiLink:
@@ -99,15 +115,34 @@ def connect(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkConfig) -> W
     for attempt in range(1, wifi.connect_attempts + 1):
         console.send(line)
         try:
-            reply = console.wait_final(label, wifi.connect_timeout_s + 5)
+            reply = console.wait_final(label, wifi.connect_timeout_s)
         except ConsoleTimeout:
-            reason = f"no answer within {wifi.connect_timeout_s + 5:g} s"
+            current = status(console)
+            if _connected_as_wanted(current, wifi, net):  # associated just as the wait ended
+                return _link(current, wifi.ssid, attempt)
+            reason = _still_joining(current, wifi.connect_timeout_s)
+            disconnect(console)  # the firmware would go on trying: end it before the next attempt
         else:
             if reply.final.ok and reply.final.fields.get("status") == "connected":
                 return _link(reply.final, wifi.ssid, attempt)
             reason = reply.final.reason or f"status={reply.final.fields.get('status')}"
         if attempt < wifi.connect_attempts:
             time.sleep(RETRY_PAUSE_S)
-            if "busy" in reason or reason.startswith("no answer"):  # a join may still run: end it first
+            if "busy" in reason:  # another join is under way: end it first
                 disconnect(console)
     raise DutError(f"the DUT could not join Wi-Fi {wifi.ssid!r} in {wifi.connect_attempts} attempts: {reason}")
+
+
+class WifiStation:
+    """A DUT that joins the bench file's access point before every test (an ESP32 board; the host
+    DUT next to its simulated AP): the association it reported is recorded with every result."""
+
+    cfg: DutConfig
+    wifi: WifiLink | None = None
+
+    def connect_link(self, console: EmbeddedConsole) -> WifiLink:
+        """The Wi-Fi connect step (with retries)."""
+        if self.cfg.wifi is None:
+            raise DutError(f"DUT {self.cfg.name} has no `wifi:` access point in the bench file")
+        self.wifi = ensure_connected(console, self.cfg.wifi, self.cfg.network)
+        return self.wifi

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from hil.config.bench import DEFAULT_TCP_CONGESTION
 from hil.dut.embedded_console import EmbeddedConsole
 from hil.errors import BenchError, DutError
 from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
@@ -101,6 +102,7 @@ class PcSide:
     netns_prefix: list[str]
     ip: str
     workdir: Path
+    tcp_congestion: str | None = DEFAULT_TCP_CONGESTION  # of the PC's TCP senders (bench file pc.tcp_congestion)
 
 
 @dataclass
@@ -159,6 +161,7 @@ def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
         args = Iperf2ClientArgs(
             host=dut.ip, port=spec.port, udp=spec.proto == "udp", duration_s=spec.duration_s, amount=spec.amount,
             length=spec.length, bandwidth=spec.rate_arg(), window=spec.pc_window, mss=spec.pc_mss,
+            congestion=pc.tcp_congestion,
         )  # fmt: skip
         if spec.observe_mss:
             probe = _MssProbe(pc, spec)
@@ -206,7 +209,7 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
         dut.console.send(_dut_iperf_line(rx, None))
         dut.console.wait_text(r"server listening", timeout_s=10)
         args = Iperf2ClientArgs(host=dut.ip, port=rx.port, udp=proto == "udp", duration_s=duration_s,
-                                length=length, bandwidth=rx.rate_arg())  # fmt: skip
+                                length=length, bandwidth=rx.rate_arg(), congestion=pc.tcp_congestion)  # fmt: skip
         pc_client = threading.Thread(target=lambda: runs.append(run_client(pc.netns_prefix, args, timeout)))
         runs: list = []
         dut.console.send(_dut_iperf_line(tx, pc.ip))

@@ -1,7 +1,7 @@
 import pytest
 
 from hil.errors import BenchError
-from hil.iperf2 import Iperf2ClientArgs, parse_csv_records, summary_record
+from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, parse_csv_records, run_client, summary_record
 
 pytestmark = pytest.mark.selftest
 
@@ -42,3 +42,19 @@ def test_udp_client_always_has_an_explicit_rate():
     argv = Iperf2ClientArgs(host="10.77.0.2", udp=True, bandwidth="95m", length=1448, duration_s=3).argv()
     assert argv[argv.index("-b") + 1] == "95m" and "-l" in argv and "-t" in argv
     assert "-n" in Iperf2ClientArgs(host="h", amount="100M").argv()
+
+
+def test_tcp_client_names_its_congestion_control():
+    """The PC's TCP sender uses the bench's congestion control, not the host's default."""
+    argv = Iperf2ClientArgs(host="h").argv()
+    assert argv[argv.index("-Z") + 1] == "cubic"
+    assert "-Z" not in Iperf2ClientArgs(host="h", congestion=None).argv()
+    assert "-Z" not in Iperf2ClientArgs(host="h", udp=True, bandwidth="1m").argv()
+
+
+def test_congestion_control_the_host_refuses_is_a_bench_error(tmp_path):
+    """iperf 2 goes on with the host's default when -Z fails: the run must not."""
+    with Iperf2Server([], udp=False, port=5298, log_path=tmp_path / "server.csv"):
+        args = Iperf2ClientArgs(host="127.0.0.1", port=5298, duration_s=0.5, congestion="nosuch")
+        with pytest.raises(BenchError, match=r"the PC's TCP congestion control 'nosuch' could not be set \(No such"):
+            run_client([], args, timeout_s=20)

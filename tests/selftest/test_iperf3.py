@@ -35,12 +35,19 @@ def test_errors_are_bench_errors():
 
 def test_udp_always_has_a_rate():
     argv = Iperf3ClientArgs(host="h", udp=True).argv()
-    assert argv[argv.index("-b") + 1] == "1M"
+    assert argv[argv.index("-b") + 1] == "1M" and "-C" not in argv
+
+
+def test_tcp_client_names_its_congestion_control():
+    argv = Iperf3ClientArgs(host="h").argv()
+    assert argv[argv.index("-C") + 1] == "cubic"
+    assert "-C" not in Iperf3ClientArgs(host="h", congestion=None).argv()
 
 
 def test_real_run_on_loopback(tmp_path):
     with Iperf3Server([], port=5299, log_path=tmp_path / "server.json") as srv:
-        result, raw = run_client([], Iperf3ClientArgs(host="127.0.0.1", port=5299, duration_s=1), timeout_s=20)
+        args = Iperf3ClientArgs(host="127.0.0.1", port=5299, duration_s=1, congestion=None)  # may run rootless
+        result, raw = run_client([], args, timeout_s=20)
         proc = srv.process
     assert result.receiver_mbps > 10 and '"end"' in raw
     assert proc is not None and proc.poll() is not None  # the server is gone

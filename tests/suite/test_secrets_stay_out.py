@@ -1,10 +1,13 @@
-"""A Wi-Fi PSK in the environment never reaches what a run leaves behind: a virtual-bench run
-with the PSK set (and named by the bench file) writes results, logs, Allure results and the
-HTML report, and a search of all of them, and of pytest's own output, finds neither the PSK nor
-its hex form (the form the ESP32 console carries)."""
+"""A Wi-Fi PSK in the environment never reaches what a run leaves behind: a virtual-bench run on
+bench/virtual-wifi.yaml, where the DUT is a Wi-Fi station (the ESP32 port's `wifi` command next
+to a simulated AP) that the suite joins with the PSK before every test, writes results, logs,
+Allure results and the HTML report; a search of all of them, and of pytest's own output, finds
+neither the PSK nor its hex form (the form the console carries). The run must have used the PSK:
+every result records the association."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import subprocess
@@ -18,6 +21,7 @@ from hil.paths import PROJECT_ROOT
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
 PSK_ENV = "HIL_WIFI_PSK"
+WIFI_BENCH = PROJECT_ROOT / "bench" / "virtual-wifi.yaml"
 
 
 def bench_with_secret(tmp_path: Path) -> Path:
@@ -42,13 +46,16 @@ def test_psk_found_nowhere_after_a_run(tmp_path: Path) -> None:
     needles = (psk.lower(), psk.encode().hex())
     results = tmp_path / "results"
     env = {**os.environ, PSK_ENV: psk}
-    argv = [sys.executable, "-m", "pytest", "tests/hil/test_latency.py", "-k", "ping_latency",
-            "--bench", str(bench_with_secret(tmp_path)), "--profile", "quick", "--repeat", "1",
+    argv = [sys.executable, "-m", "pytest", "tests/hil/test_latency.py", "tests/hil/test_baseline.py", "-k",
+            "ping_latency or tcp-dut_tx", "--bench", str(WIFI_BENCH), "--profile", "quick", "--repeat", "1",
             "--results-dir", str(results), f"--alluredir={results / 'allure-results'}",
             "--log-level=DEBUG", "-rA", "-v"]  # fmt: skip
     run = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     output = run.stdout + run.stderr
     assert run.returncode == 0, output[-3000:]
+    measured = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    measured = [m for m in measured if "values" in m]
+    assert len(measured) >= 2 and all(m["extra"]["link"]["wifi_rssi_dbm"] == -47 for m in measured), measured
     report = subprocess.run(["report/generate.sh", str(results)], cwd=PROJECT_ROOT, env=env, capture_output=True,
                             text=True, timeout=300, check=False)  # fmt: skip
     assert report.returncode == 0, report.stdout + report.stderr
@@ -56,15 +63,22 @@ def test_psk_found_nowhere_after_a_run(tmp_path: Path) -> None:
     searched = sum(1 for p in results.rglob("*") if p.is_file())
     assert searched > 10, f"only {searched} files written: the search would prove nothing"
     assert files_holding(results, needles) == []
+    planted = results / "dut" / "planted.log"  # the search finds a PSK where there is one
+    planted.write_text(f"wifi connect 6170 {psk.encode().hex()} 10.77.0.2 24\n")
+    assert files_holding(results, needles) == ["dut/planted.log"]
     assert not any(n in (output + report.stdout + report.stderr).lower() for n in needles)
     print(f"searched {searched} files (results, logs, Allure results, HTML report) and pytest's output: no PSK")
 
 
-def test_unset_psk_variable_stops_the_run_with_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bench", ["secrets", "wifi"])
+def test_unset_psk_variable_stops_the_run_with_one_line(tmp_path: Path, bench: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != PSK_ENV}
-    argv = [sys.executable, "-m", "pytest", "tests/hil/test_latency.py", "--bench", str(bench_with_secret(tmp_path)),
+    path = bench_with_secret(tmp_path) if bench == "secrets" else WIFI_BENCH
+    argv = [sys.executable, "-m", "pytest", "tests/hil/test_latency.py", "--bench", str(path),
             "--results-dir", str(tmp_path / "results")]  # fmt: skip
     run = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     out = run.stdout + run.stderr
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, out[-2000:]
-    assert f"secret 'wifi-psk' needs the environment variable {PSK_ENV}" in out and "Traceback" not in out
+    expected = {"secrets": f"secret 'wifi-psk' needs the environment variable {PSK_ENV}",
+                "wifi": f"Wi-Fi 'hil-sim-ap': the PSK's environment variable {PSK_ENV} is not set"}  # fmt: skip
+    assert expected[bench] in out and "Traceback" not in out
