@@ -6,6 +6,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from hil.console_protocol import FinalLine
+
 _TIME = re.compile(r"\btime[=<]([0-9.]+) ?ms")
 _SUMMARY = re.compile(r"(\d+) packets transmitted, (\d+) (?:packets )?received")
 _RTT = re.compile(r"rtt min/avg/max/mdev = ([0-9.]+)/([0-9.]+)/([0-9.]+)/([0-9.]+) ms")
@@ -16,7 +18,10 @@ class PingStats:
     sent: int
     received: int
     rtts_ms: tuple[float, ...]
-    avg_ms: float | None = None  # from the summary when per-reply times are not printed (flood)
+    avg_ms: float | None = None  # from the summary (all that a flood prints besides min/max/mdev)
+    min_ms: float | None = None
+    max_ms: float | None = None
+    mdev_ms: float | None = None  # standard deviation of the round-trip times, as ping(8) gives it
 
     @property
     def loss_pct(self) -> float:
@@ -38,9 +43,17 @@ def parse_iputils(text: str) -> PingStats:
         raise ValueError(f"no ping summary in: {text.strip()[-200:]}")
     rtt = _RTT.search(text)
     rtts = tuple(float(x) for x in _TIME.findall(text))
-    return PingStats(int(m.group(1)), int(m.group(2)), rtts, float(rtt.group(2)) if rtt else None)
+    if not rtt:
+        return PingStats(int(m.group(1)), int(m.group(2)), rtts)
+    mn, avg, mx, mdev = (float(rtt.group(i)) for i in range(1, 5))
+    return PingStats(int(m.group(1)), int(m.group(2)), rtts, avg, mn, mx, mdev)
 
 
-def parse_console(lines: list[str], sent: int, received: int) -> PingStats:
+def parse_console(lines: list[str], final: FinalLine) -> PingStats:
+    """The firmware's `ping`: per-reply times from its lines (none with -q), the rest from its
+    final line."""
     rtts = tuple(float(x) for line in lines for x in _TIME.findall(line))
-    return PingStats(sent, received, rtts, sum(rtts) / len(rtts) if rtts else None)
+    received = final.get_int("received")
+    summary = {f"{k}_ms": final.get_float(f"{k}_ms") if received and f"{k}_ms" in final.fields else None
+               for k in ("avg", "min", "max", "mdev")}  # fmt: skip
+    return PingStats(final.get_int("sent"), received, rtts, **summary)

@@ -6,6 +6,8 @@ numbers agree within 2 %.
 
 from __future__ import annotations
 
+import re
+import statistics
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,25 @@ def test_dut_client_to_pc_server(dut: RunningHostDut, udp: bool, tmp_path: Path)
         assert agree(result.get_float("server_mbps"), pc.mbps)
         assert result.get_int("server_lost") == pc.lost
         assert result.get_int("server_bytes") == pc.bytes
+
+
+def test_console_ping_summary_matches_its_replies(dut: RunningHostDut) -> None:
+    """The firmware's ping summary (avg, mdev) is what its own reply lines give, and with -q a
+    flood prints nothing but the summary (so a slow console cannot pace it or lose its result)."""
+    pc_ip = dut.topology.config.pc_ip
+    reply = dut.console.command(f"ping {pc_ip} -c 300 -i 0 -s 1440 -W 1", timeout_s=30)
+    assert reply.final is not None and reply.final.ok, reply.lines[-3:]
+    rtts = [float(m) for line in reply.lines for m in re.findall(r"time=([0-9.]+) ms", line)]
+    f = reply.final
+    assert len(rtts) == f.get_int("received") == 300
+    assert f.get_float("avg_ms") == pytest.approx(statistics.fmean(rtts), abs=0.002)
+    assert f.get_float("mdev_ms") == pytest.approx(statistics.pstdev(rtts), abs=0.002)
+    quiet = dut.console.command(f"ping {pc_ip} -c 2000 -i 0 -s 1440 -W 1 -q", timeout_s=60)
+    assert quiet.final is not None and quiet.final.ok and quiet.final.get_int("received") == 2000
+    assert [line for line in quiet.lines if "bytes from" in line or "timeout" in line] == []
+    q = quiet.final
+    assert 0 <= q.get_float("mdev_ms") <= q.get_float("max_ms") - q.get_float("min_ms")
+    print(
+        f"300 replies: avg {f.fields['avg_ms']} mdev {f.fields['mdev_ms']} ms; quiet flood of 2000: "
+        f"min/avg/max/mdev {q.fields['min_ms']}/{q.fields['avg_ms']}/{q.fields['max_ms']}/{q.fields['mdev_ms']} ms"
+    )

@@ -1,9 +1,11 @@
 """Latency (thesis: ping -w 10 each way, avg 0.89/0.94 ms) and flood ping (thesis table 12:
 ping -f -s LEN-8 for LEN 64/100/500/1448, packets, average RTT and loss, both directions).
-PC->DUT uses the OS ping; DUT->PC the firmware's console ping (-i 0 sends on each reply)."""
+PC->DUT uses the OS ping; DUT->PC the firmware's console ping (-i 0 sends on each reply; -q keeps
+a flood from being paced by the console, as ping -f does not print replies either)."""
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import time
 
@@ -15,7 +17,7 @@ from hil.errors import BenchError, DutError
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.latency import PingStats, parse_console, parse_iputils, percentile
 from hil.scenarios.sweep import attach_text
-from hil.stats import summarize
+from hil.stats import Summary, summarize
 
 pytestmark = [pytest.mark.hil, pytest.mark.latency]
 
@@ -39,16 +41,30 @@ def dut_ping(hil: HilContext, args: str, timeout_s: float) -> tuple[PingStats, s
     if not reply.final.ok:
         raise DutError(f"DUT refused `{line}`: {reply.final.reason}")
     f = reply.final
-    return parse_console(reply.output, f.get_int("sent"), f.get_int("received")), "\n".join(reply.output)
+    final_line = f"RESULT ping {' '.join(f'{k}={v}' for k, v in f.fields.items())}"
+    return parse_console(reply.output, f), "\n".join([*reply.output, final_line])
+
+
+def latency_summary(stats: PingStats) -> Summary:
+    """Every round-trip time when the replies were printed; for a flood (ping -f, console ping -q)
+    the summary line's average, with its min, max and mdev as the spread."""
+    if stats.rtts_ms:
+        return summarize(stats.rtts_ms)
+    if stats.avg_ms is None:
+        raise ValueError("no round-trip time")
+    avg = stats.avg_ms
+    return Summary((avg,), avg, stats.min_ms if stats.min_ms is not None else avg,
+                   stats.max_ms if stats.max_ms is not None else avg, stats.mdev_ms or 0.0)  # fmt: skip
 
 
 def record_latency(hil: HilContext, scenario: str, case: str, stats: PingStats, start: float) -> CaseRecord:
-    values = list(stats.rtts_ms) or ([stats.avg_ms] if stats.avg_ms is not None else [])
-    if not values:
-        raise DutError(f"{case}: no ping reply at all ({stats.sent} sent)")
-    rec = make_record(scenario, case, hil.dut.config.name, summarize(values), None, unit="ms")
+    try:
+        summary = latency_summary(stats)
+    except ValueError:
+        raise DutError(f"{case}: no ping reply at all ({stats.sent} sent)") from None
+    rec = make_record(scenario, case, hil.dut.config.name, summary, None, unit="ms")
     rec.loss_pct = stats.loss_pct
-    avg = stats.avg_ms if stats.avg_ms is not None else sum(values) / len(values)
+    avg = stats.avg_ms if stats.avg_ms is not None else statistics.fmean(summary.values)
     rec.extra.update(sent=stats.sent, received=stats.received, avg_ms=round(avg, 4))
     if stats.rtts_ms:
         rec.extra["p99_ms"] = percentile(stats.rtts_ms, 99)
@@ -113,8 +129,8 @@ def test_flood_ping(hil: HilContext) -> None:
         records.append(rec)
         count = max(10, int(hil.profile.flood_s * 1000))
         start = time.time()
-        stats, raw = dut_ping(hil, f"-c {count} -i 0 -s {size} -W 1", timeout_s=hil.profile.flood_s * 10 + 30)
-        attach_text(f"DUT->PC flood {length} B (console, first lines)", "\n".join(raw.splitlines()[:50]))
+        stats, raw = dut_ping(hil, f"-c {count} -i 0 -s {size} -W 1 -q", timeout_s=hil.profile.flood_s * 10 + 30)
+        attach_text(f"DUT->PC flood {length} B (console)", raw)
         rec = record_latency(hil, scenario, f"dut_to_pc-{length}", stats, start)
         rec.extra["x"] = length
         records.append(rec)

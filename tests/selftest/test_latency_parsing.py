@@ -1,5 +1,6 @@
 import pytest
 
+from hil.console_protocol import parse_final_line
 from hil.scenarios.latency import parse_console, parse_iputils, percentile
 
 pytestmark = pytest.mark.selftest
@@ -27,12 +28,31 @@ def test_iputils_summary_and_replies():
 def test_flood_summary_without_replies():
     s = parse_iputils(FLOOD)
     assert s.sent == 79582 and s.received == 79581 and s.rtts_ms == () and s.avg_ms == 0.707
+    assert (s.min_ms, s.max_ms, s.mdev_ms) == (0.05, 2.1, 0.1)
+
+
+CONSOLE_FINAL = ("RESULT ping status=ok target=10.77.0.1 size=56 sent=2 received=1 loss_pct=50.0000 min_ms=0.722 "
+                 "avg_ms=0.722 max_ms=0.722 mdev_ms=0.000")  # fmt: skip
 
 
 def test_console_ping_lines():
     lines = ["64 bytes from 10.77.0.1: icmp_seq=1 ttl=64 time=0.722 ms", "Request timeout for icmp_seq=2"]
-    s = parse_console(lines, sent=2, received=1)
-    assert s.rtts_ms == (0.722,) and s.loss_pct == 50.0
+    final = parse_final_line(CONSOLE_FINAL)
+    assert final is not None
+    s = parse_console(lines, final)
+    assert s.rtts_ms == (0.722,) and s.loss_pct == 50.0 and (s.sent, s.received) == (2, 1)
+
+
+def test_console_flood_is_its_final_line():
+    """`ping -q`: no reply lines; min/avg/max/mdev come from the final line."""
+    final = parse_final_line("RESULT ping status=ok target=10.77.0.1 size=1440 sent=2000 received=1999 "
+                             "loss_pct=0.0500 min_ms=0.004 avg_ms=0.037 max_ms=0.722 mdev_ms=0.021")  # fmt: skip
+    assert final is not None
+    s = parse_console(["PING 10.77.0.1: 1440 data bytes"], final)
+    assert s.rtts_ms == () and (s.avg_ms, s.min_ms, s.max_ms, s.mdev_ms) == (0.037, 0.004, 0.722, 0.021)
+    nothing = parse_final_line("RESULT ping status=ok target=10.77.0.1 size=56 sent=3 received=0 loss_pct=100.0000 "
+                               "min_ms=0.000 avg_ms=0.000 max_ms=0.000 mdev_ms=0.000")  # fmt: skip
+    assert nothing is not None and parse_console([], nothing).avg_ms is None  # no reply: no round-trip time
 
 
 def test_percentile_nearest_rank():

@@ -31,6 +31,10 @@ bool ping_cmd_parse(int argc, char **argv, struct ping_config *cfg, char *err, u
             cfg->abort = true;
             continue;
         }
+        if (strcmp(a, "-q") == 0) {
+            cfg->quiet = true;
+            continue;
+        }
         if (a[0] != '-') {
             if (have_target || !fw_parse_ipv4(a, &cfg->target)) {
                 snprintf(err, err_size, "bad target %s (one IPv4 address)", a);
@@ -93,10 +97,37 @@ static struct {
     uint64_t rtt_min;
     uint64_t rtt_max;
     uint64_t rtt_sum;
+    uint64_t rtt_sum_sq; /* µs², saturating */
     uint64_t next_send_us;
     uint64_t last_send_us;
     struct ping_slot slots[FW_PING_SLOTS];
 } pg;
+
+/* floor(sqrt(v)) */
+static uint64_t isqrt64(uint64_t v)
+{
+    uint64_t r = 0;
+    for (uint64_t bit = (uint64_t)1 << 62; bit != 0; bit >>= 2) {
+        if (v >= r + bit) {
+            v -= r + bit;
+            r = (r >> 1) + bit;
+        } else {
+            r >>= 1;
+        }
+    }
+    return r;
+}
+
+/* The round-trip times' standard deviation in µs (ping(8)'s mdev: sqrt(mean of squares - square of mean)). */
+static uint64_t rtt_mdev_us(void)
+{
+    if (pg.received == 0 || pg.rtt_sum_sq == UINT64_MAX) {
+        return 0;
+    }
+    uint64_t mean = pg.rtt_sum / pg.received;
+    uint64_t mean_sq = pg.rtt_sum_sq / pg.received;
+    return mean_sq > mean * mean ? isqrt64(mean_sq - mean * mean) : 0;
+}
 
 static void ping_finish(const char *status)
 {
@@ -105,15 +136,16 @@ static void ping_finish(const char *status)
     char mn[24];
     char av[24];
     char mx[24];
+    char md[24];
     uint32_t lost = pg.sent - pg.received;
     uint64_t ppm = pg.sent ? (uint64_t)lost * 1000000u / pg.sent : 0;
     uint64_t avg = pg.received ? pg.rtt_sum / pg.received : 0;
     ip4addr_ntoa_r(ip_2_ip4(&pg.target), t, sizeof t);
     fw_printf("RESULT ping status=%s target=%s size=%" PRIu32 " sent=%" PRIu32 " received=%" PRIu32
-              " loss_pct=%s min_ms=%s avg_ms=%s max_ms=%s\r\n",
+              " loss_pct=%s min_ms=%s avg_ms=%s max_ms=%s mdev_ms=%s\r\n",
               status, t, pg.cfg.size, pg.sent, pg.received, fw_fmt_ppm_pct(pct, sizeof pct, ppm),
               fw_fmt_ms(mn, sizeof mn, pg.received ? pg.rtt_min : 0), fw_fmt_ms(av, sizeof av, avg),
-              fw_fmt_ms(mx, sizeof mx, pg.rtt_max));
+              fw_fmt_ms(mx, sizeof mx, pg.rtt_max), fw_fmt_ms(md, sizeof md, rtt_mdev_us()));
     if (pg.pcb != NULL) {
         raw_remove(pg.pcb);
         pg.pcb = NULL;
@@ -144,17 +176,21 @@ static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_a
         uint64_t rtt = now - s->sent_us;
         pg.received++;
         pg.rtt_sum += rtt;
+        uint64_t sq = rtt < UINT32_MAX ? rtt * rtt : UINT64_MAX;
+        pg.rtt_sum_sq = sq > UINT64_MAX - pg.rtt_sum_sq ? UINT64_MAX : pg.rtt_sum_sq + sq;
         if (pg.received == 1 || rtt < pg.rtt_min) {
             pg.rtt_min = rtt;
         }
         if (rtt > pg.rtt_max) {
             pg.rtt_max = rtt;
         }
-        char a[IP4ADDR_STRLEN_MAX];
-        char ms[24];
-        ip4addr_ntoa_r(ip_2_ip4(addr), a, sizeof a);
-        fw_printf("%u bytes from %s: icmp_seq=%u ttl=%u time=%s ms\r\n", (unsigned)(p->tot_len - hlen), a,
-                  (unsigned)seq, (unsigned)IPH_TTL(&iph), fw_fmt_ms(ms, sizeof ms, rtt));
+        if (!pg.cfg.quiet) {
+            char a[IP4ADDR_STRLEN_MAX];
+            char ms[24];
+            ip4addr_ntoa_r(ip_2_ip4(addr), a, sizeof a);
+            fw_printf("%u bytes from %s: icmp_seq=%u ttl=%u time=%s ms\r\n", (unsigned)(p->tot_len - hlen), a,
+                      (unsigned)seq, (unsigned)IPH_TTL(&iph), fw_fmt_ms(ms, sizeof ms, rtt));
+        }
         if (pg.cfg.interval_ms == 0) {
             pg.next_send_us = now; /* flood style: next request right away */
         }
@@ -169,7 +205,7 @@ static void ping_send(uint64_t now)
     struct pbuf *p = pbuf_alloc(PBUF_IP, len, PBUF_RAM);
     pg.seq++;
     struct ping_slot *s = &pg.slots[pg.seq % FW_PING_SLOTS];
-    if (s->pending) {
+    if (s->pending && !pg.cfg.quiet) {
         fw_printf("Request timeout for icmp_seq=%u\r\n", (unsigned)s->seq);
     }
     s->seq = pg.seq;
@@ -260,7 +296,7 @@ void ping_poll(uint64_t now)
     }
     if (all_answered() || now - pg.last_send_us >= (uint64_t)pg.cfg.timeout_ms * 1000u) {
         for (unsigned i = 0; i < FW_PING_SLOTS; i++) {
-            if (pg.slots[i].pending) {
+            if (pg.slots[i].pending && !pg.cfg.quiet) {
                 fw_printf("Request timeout for icmp_seq=%u\r\n", (unsigned)pg.slots[i].seq);
             }
         }
