@@ -2,62 +2,20 @@
  * Unit tests: a port's own console commands (fw_app_add_commands) join the built-in ones in one
  * table: help lists them, they dispatch, and a full table or a taken name is refused.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
 #include "fw_app.h"
 #include "fw_config.h"
 #include "fw_console.h"
-#include "fw_netif.h"
 #include "fw_out.h"
-#include "fw_platform.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
-#include "netif/ethernet.h"
+#include "test_platform.h"
 
-static char output[16384];
-static size_t output_len;
 static int port_calls;
 static int port_argc;
-
-uint64_t fw_platform_time_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-void fw_platform_console_write(const char *data, size_t len)
-{
-    if (output_len + len < sizeof output) {
-        memcpy(output + output_len, data, len);
-        output_len += len;
-        output[output_len] = '\0';
-    }
-}
-
-void fw_platform_restart(void)
-{
-}
-
-unsigned int fw_platform_random(void)
-{
-    return 7;
-}
-
-const char *fw_platform_target(void)
-{
-    return "test";
-}
-
-static void reset_output(void)
-{
-    output_len = 0;
-    output[0] = '\0';
-}
 
 static void cmd_port(int argc, char **argv)
 {
@@ -65,20 +23,6 @@ static void cmd_port(int argc, char **argv)
     port_calls++;
     port_argc = argc;
     fw_printf("RESULT portcmd argc=%d\r\n", argc);
-}
-
-static err_t discard_output(struct netif *n, struct pbuf *p)
-{
-    (void)n;
-    (void)p;
-    return ERR_OK;
-}
-
-static err_t test_netif_init(struct netif *n)
-{
-    static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x33};
-    fw_netif_ethernet_setup(n, 't', 't', discard_output, mac);
-    return ERR_OK;
 }
 
 static void feed(const char *s)
@@ -110,16 +54,9 @@ int main(void)
 
     lwip_init();
     static struct netif netif;
-    ip4_addr_t ip;
-    ip4_addr_t mask;
-    ip4_addr_t gw;
-    IP4_ADDR(&ip, 10, 77, 0, 2);
-    IP4_ADDR(&mask, 255, 255, 255, 0);
-    IP4_ADDR(&gw, 0, 0, 0, 0);
-    netif_add(&netif, &ip, &mask, &gw, NULL, test_netif_init, ethernet_input);
-    netif_set_up(&netif);
+    test_netif_add(&netif, 0x0a4d0002u, 0xffffff00u);
     fw_app_init(&netif);
-    CHECK(strstr(output, "BOOT name=hil-fw ") != NULL);
+    CHECK(strstr(test_output, "BOOT name=hil-fw ") != NULL);
 
     size_t n = 0;
     const struct fw_cmd *table = fw_console_commands(&n);
@@ -127,15 +64,15 @@ int main(void)
     CHECK(strcmp(table[0].name, "help") == 0);
     CHECK(strcmp(table[n - 1].name, "portcmd") == 0);
 
-    reset_output();
+    test_output_reset();
     feed("help\r\n");
-    CHECK(strstr(output, "  portcmd  [ARG...]") != NULL);
-    CHECK(strstr(output, "RESULT help commands=8\r\n") != NULL);
+    CHECK(strstr(test_output, "  portcmd  [ARG...]") != NULL);
+    CHECK(strstr(test_output, "RESULT help commands=8\r\n") != NULL);
 
-    reset_output();
+    test_output_reset();
     feed("portcmd a b\r\n");
     CHECK(port_calls == 1 && port_argc == 3);
-    CHECK(strcmp(output, "RESULT portcmd argc=3\r\n") == 0);
+    CHECK(strcmp(test_output, "RESULT portcmd argc=3\r\n") == 0);
 
     /* the table fills up to FW_APP_MAX_COMMANDS, then refuses; a restart keeps the commands */
     size_t room = FW_APP_MAX_COMMANDS - n;
@@ -144,10 +81,10 @@ int main(void)
     fw_app_init(&netif);
     fw_console_commands(&n);
     CHECK(n == FW_APP_MAX_COMMANDS);
-    reset_output();
+    test_output_reset();
     feed("version\r\n");
-    CHECK(strstr(output, "RESULT version name=hil-fw ") != NULL);
-    CHECK(strstr(output, " tcp_mss=") != NULL && strstr(output, " memp_num_tcp_seg=") != NULL);
+    CHECK(strstr(test_output, "RESULT version name=hil-fw ") != NULL);
+    CHECK(strstr(test_output, " tcp_mss=") != NULL && strstr(test_output, " memp_num_tcp_seg=") != NULL);
 
     return check_summary("test_app_commands");
 }

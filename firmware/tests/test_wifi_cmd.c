@@ -15,13 +15,10 @@
 #include "esp32_config.h"
 #include "fw_app.h"
 #include "fw_console.h"
-#include "fw_netif.h"
-#include "fw_platform.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
-#include "lwip/timeouts.h"
-#include "netif/ethernet.h"
 #include "sdkconfig.h"
+#include "test_platform.h"
 #include "wifi_cmd.h"
 #include "wifi_sim.h"
 
@@ -31,58 +28,7 @@
 #define AP_PSK_HEX "636f727265637420686f7273652062617474657279"
 #define WRONG_PSK_HEX "636f727265637420686f727365206261747465727920" /* a trailing space */
 
-static char output[65536];
-static size_t output_len;
-static uint64_t now_us = 1000000u;
 static struct netif netif;
-
-uint64_t fw_platform_time_us(void)
-{
-    return now_us;
-}
-
-void fw_platform_console_write(const char *data, size_t len)
-{
-    if (output_len + len < sizeof output) {
-        memcpy(output + output_len, data, len);
-        output_len += len;
-        output[output_len] = '\0';
-    }
-}
-
-void fw_platform_restart(void)
-{
-}
-
-unsigned int fw_platform_random(void)
-{
-    return 7;
-}
-
-const char *fw_platform_target(void)
-{
-    return "test";
-}
-
-static void reset_output(void)
-{
-    output_len = 0;
-    output[0] = '\0';
-}
-
-static err_t discard_output(struct netif *n, struct pbuf *p)
-{
-    (void)n;
-    (void)p;
-    return ERR_OK;
-}
-
-static err_t test_netif_init(struct netif *n)
-{
-    static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x44};
-    fw_netif_ethernet_setup(n, 't', 'w', discard_output, mac);
-    return ERR_OK;
-}
 
 /* One pass of the host's main loop: console input and the application under the lock, then
  * the Wi-Fi work without it. */
@@ -102,7 +48,7 @@ static void loop_once(const char *input)
 static void run_ms(unsigned ms)
 {
     for (unsigned t = 0; t < ms; t += 10) {
-        now_us += 10000u;
+        test_now_us += 10000u;
         loop_once(NULL);
     }
 }
@@ -116,13 +62,13 @@ static void command(const char *line)
 
 static bool has(const char *text)
 {
-    return strstr(output, text) != NULL;
+    return strstr(test_output, text) != NULL;
 }
 
 static unsigned count(const char *text)
 {
     unsigned n = 0;
-    for (const char *p = output; (p = strstr(p, text)) != NULL; p++) {
+    for (const char *p = test_output; (p = strstr(p, text)) != NULL; p++) {
         n++;
     }
     return n;
@@ -135,20 +81,20 @@ static bool psk_leaked(void)
 
 static void test_join_and_status(void)
 {
-    reset_output();
+    test_output_reset();
     command("wifi status");
     CHECK(has("RESULT wifi status=disconnected\r\n"));
     CHECK(!netif_is_link_up(&netif));
 
-    reset_output();
+    test_output_reset();
     command("wifi connect " AP_SSID_HEX " " WRONG_PSK_HEX " 10.77.0.2 24");
-    CHECK(output_len == 0); /* the final line comes when the attempts end */
+    CHECK(test_output_len == 0); /* the final line comes when the attempts end */
     run_ms(1000);
     CHECK(count("RESULT wifi") == 0 && count("ERR wifi") == 0 && !netif_is_link_up(&netif));
     command("wifi disconnect");
     CHECK(has("ERR wifi connect failed: aborted by wifi disconnect\r\nRESULT wifi status=disconnected\r\n"));
 
-    reset_output();
+    test_output_reset();
     command("wifi connect " AP_SSID_HEX " " AP_PSK_HEX " 10.77.0.2 24");
     run_ms(100);
     CHECK(has("RESULT wifi status=connected source=console ssid_hex=" AP_SSID_HEX
@@ -157,7 +103,7 @@ static void test_join_and_status(void)
     CHECK(ip4_addr_get_u32(netif_ip4_addr(&netif)) == PP_HTONL(0x0a4d0002u));
     CHECK(ip4_addr_get_u32(netif_ip4_netmask(&netif)) == PP_HTONL(0xffffff00u));
 
-    reset_output();
+    test_output_reset();
     command("wifi status");
     CHECK(has("RESULT wifi status=connected source=console ssid_hex=" AP_SSID_HEX " bssid="));
     command("wifi connect " AP_SSID_HEX " - 10.77.0.3 24");
@@ -170,12 +116,12 @@ static void test_join_and_status(void)
 static void test_lost_link_is_rejoined_until_the_ap_is_back(void)
 {
     /* connected from the test before */
-    reset_output();
+    test_output_reset();
     command("wifisim ap off");
     CHECK(has("RESULT wifisim ap=off\r\nWIFI status=disconnected source=console reason=200 name=BEACON_TIMEOUT\r\n"));
     CHECK(!netif_is_link_up(&netif));
     run_ms(2 * CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS); /* a lost link has no deadline */
-    reset_output();
+    test_output_reset();
     command("wifi status");
     CHECK(has("RESULT wifi status=connecting source=console ssid_hex=" AP_SSID_HEX " attempts="));
     CHECK(has(" reason=201 name=NO_AP_FOUND\r\n"));
@@ -185,7 +131,7 @@ static void test_lost_link_is_rejoined_until_the_ap_is_back(void)
     CHECK(netif_is_link_up(&netif));
 
     /* a status queued in the same input as a drop answers from the state after the drop */
-    reset_output();
+    test_output_reset();
     loop_once("wifisim drop 4\r\nwifi status\r\n");
     CHECK(has("WIFI status=disconnected source=console reason=4 name=ASSOC_EXPIRE\r\n"));
     CHECK(has("RESULT wifi status=connecting "));
@@ -193,7 +139,7 @@ static void test_lost_link_is_rejoined_until_the_ap_is_back(void)
     run_ms(100);
     CHECK(has("WIFI status=connected source=console"));
 
-    reset_output();
+    test_output_reset();
     command("wifi disconnect");
     CHECK(has("RESULT wifi status=disconnected\r\n") && !netif_is_link_up(&netif));
     run_ms(500);
@@ -202,23 +148,23 @@ static void test_lost_link_is_rejoined_until_the_ap_is_back(void)
 
 static void test_firmware_timeout(void)
 {
-    reset_output();
+    test_output_reset();
     command("wifi connect " AP_SSID_HEX " 77726f6e67206f6e6520696e646565642121 10.77.0.2 24");
     run_ms(CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS - 300);
     CHECK(count("ERR wifi") == 0);
     run_ms(600);
     unsigned attempts = 0;
-    const char *err = strstr(output, "ERR wifi connect failed: reason=15 (4WAY_HANDSHAKE_TIMEOUT) attempts=");
+    const char *err = strstr(test_output, "ERR wifi connect failed: reason=15 (4WAY_HANDSHAKE_TIMEOUT) attempts=");
     CHECK(err != NULL && sscanf(err, "ERR wifi connect failed: reason=15 (4WAY_HANDSHAKE_TIMEOUT) attempts=%u", &attempts) == 1);
     CHECK(attempts >= CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS / WIFI_SIM_FAIL_MS - 2);
     CHECK(has(" timeout=30000 ms\r\n"));
-    reset_output();
+    test_output_reset();
     command("wifi status");
     CHECK(has("RESULT wifi status=disconnected\r\n"));
     run_ms(1000);
     CHECK(count("WIFI") == 0 && count("ERR") == 0); /* given up: nothing more */
 
-    reset_output();
+    test_output_reset();
     command("wifi connect 6e6f2073756368206170 - 10.77.0.2 24");
     run_ms(CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS + 300);
     CHECK(has("ERR wifi connect failed: reason=201 (NO_AP_FOUND) attempts="));
@@ -250,17 +196,17 @@ static void test_malformed_arguments(void)
         {"wifisim drop 0", "ERR wifisim usage: "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        reset_output();
+        test_output_reset();
         command(cases[i].line);
         run_ms(50);
-        bool ok = strncmp(output, cases[i].error, strlen(cases[i].error)) == 0 && count("\r\n") == 1;
+        bool ok = strncmp(test_output, cases[i].error, strlen(cases[i].error)) == 0 && count("\r\n") == 1;
         if (!ok) {
-            fprintf(stderr, "`%s` -> %s", cases[i].line, output);
+            fprintf(stderr, "`%s` -> %s", cases[i].line, test_output);
         }
         CHECK(ok);
         CHECK(!has("636f727265637420686f727365")); /* a refused passphrase is not echoed */
     }
-    reset_output();
+    test_output_reset();
     command("wifi status");
     CHECK(has("RESULT wifi status=disconnected\r\n"));
 }
@@ -272,7 +218,7 @@ static void test_request_queue_overflow(void)
     for (int i = 0; i < HIL_WIFI_REQUEST_QUEUE_LEN + 2; i++) {
         strcat(input, "wifi status\r\n");
     }
-    reset_output();
+    test_output_reset();
     loop_once(input);
     CHECK(count("RESULT wifi status=disconnected") == HIL_WIFI_REQUEST_QUEUE_LEN);
     CHECK(count("ERR wifi busy: 4 requests queued") == 2);
@@ -288,7 +234,7 @@ static void test_build_time_credentials(void)
     t.psk_len = strlen(AP_PSK);
     t.ip = 0x0a4d0002u;
     t.netmask = 0xffffff00u;
-    reset_output();
+    test_output_reset();
     CHECK(wifi_cmd_connect_at_boot(&t));
     CHECK(!wifi_cmd_connect_at_boot(&t)); /* one already queued */
     run_ms(100);
@@ -308,10 +254,7 @@ int main(void)
     };
     CHECK(fw_app_add_commands(commands, 2));
     lwip_init();
-    ip4_addr_t any;
-    ip4_addr_set_zero(&any);
-    netif_add(&netif, &any, &any, &any, NULL, test_netif_init, ethernet_input);
-    netif_set_up(&netif);
+    test_netif_add(&netif, 0, 0);
     CHECK(!wifi_sim_init(&netif, "", AP_PSK));
     CHECK(!wifi_sim_init(&netif, AP_SSID, "short"));
     CHECK(!wifi_sim_init(&netif, "an SSID of thirty-three bytes ...", AP_PSK));
