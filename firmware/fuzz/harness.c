@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include "fw_app.h"
-#include "fw_console.h"
 #include "fw_platform.h"
 #include "fw_netif.h"
 #include "lwip/etharp.h"
@@ -81,11 +80,7 @@ void harness_init(void)
     netif_add(&netif, &ip, &mask, &gw, NULL, harness_netif_init, ethernet_input);
     netif_set_default(&netif);
     netif_set_up(&netif);
-    static const struct fw_cmd wifi_commands[] = {
-        {"wifi", WIFI_CMD_USAGE, "", wifi_command},
-        {"wifisim", WIFI_SIM_USAGE, "", wifi_sim_command},
-    };
-    if (!fw_app_add_commands(wifi_commands, 2) || !wifi_sim_init(&netif, "fuzz ap", "fuzz passphrase")) {
+    if (!fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT) || !wifi_sim_init(&netif, "fuzz ap", "fuzz passphrase")) {
         abort();
     }
     netif_set_link_up(&netif); /* the rest of the application as without Wi-Fi; joins and drops change it */

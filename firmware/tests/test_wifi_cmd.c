@@ -14,7 +14,6 @@
 #include "core_lock.h"
 #include "esp32_config.h"
 #include "fw_app.h"
-#include "fw_console.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
 #include "sdkconfig.h"
@@ -248,11 +247,7 @@ static void test_build_time_credentials(void)
 
 int main(void)
 {
-    static const struct fw_cmd commands[] = {
-        {"wifi", WIFI_CMD_USAGE, "Wi-Fi station", wifi_command},
-        {"wifisim", WIFI_SIM_USAGE, "the simulated AP", wifi_sim_command},
-    };
-    CHECK(fw_app_add_commands(commands, 2));
+    CHECK(fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT));
     lwip_init();
     test_netif_add(&netif, 0, 0);
     CHECK(!wifi_sim_init(&netif, "", AP_PSK));

@@ -17,7 +17,6 @@
 
 #include "core_lock.h"
 #include "fw_app.h"
-#include "fw_console.h"
 #include "fw_parse.h"
 #include "host_platform.h"
 #include "lwip/init.h"
@@ -33,11 +32,6 @@
 
 static volatile sig_atomic_t stop_requested;
 
-/* With --wifi-sim-ssid: the ESP32 port's `wifi` command and the simulation's own control */
-static const struct fw_cmd wifi_commands[] = {
-    {"wifi", WIFI_CMD_USAGE, "Wi-Fi station with a static IPv4 address; SSID and passphrase as hex", wifi_command},
-    {"wifisim", WIFI_SIM_USAGE, "the simulated AP: switch it on or off, make it drop the station", wifi_sim_command},
-};
 static const char *pty_link_path;
 
 static void on_signal(int sig)
@@ -201,7 +195,7 @@ int main(int argc, char **argv)
     if (sim_psk_env != NULL && sim_ssid == NULL) return fail("%s", "--wifi-sim-psk-env needs --wifi-sim-ssid");
     const char *sim_psk = "";
     if (sim_psk_env != NULL && (sim_psk = getenv(sim_psk_env)) == NULL) return fail("--wifi-sim-psk-env: %s is not set", sim_psk_env);
-    if (sim_ssid != NULL && !fw_app_add_commands(wifi_commands, sizeof wifi_commands / sizeof wifi_commands[0])) {
+    if (sim_ssid != NULL && !fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT)) {
         return fail("%s", "no room for the wifi commands (FW_APP_MAX_COMMANDS)");
     }
 

@@ -7,6 +7,7 @@
 #include "fw_out.h"
 #include "fw_parse.h"
 #include "fw_platform.h"
+#include "wifi_cmd.h"
 #include "lwip/ip4_addr.h"
 #include "lwip/netif.h"
 
@@ -40,6 +41,11 @@ static struct {
 } sim;
 
 static const uint8_t sim_bssid[6] = {0x02, 0x00, 0x00, 0x00, 0xa0, 0x01};
+
+const struct fw_cmd wifi_sim_commands[WIFI_SIM_COMMAND_COUNT] = {
+    {"wifi", WIFI_CMD_USAGE, "Wi-Fi station with a static IPv4 address; SSID and passphrase as hex", wifi_command},
+    {"wifisim", WIFI_SIM_USAGE, "the simulated AP: switch it on or off, make it drop the station", wifi_sim_command},
+};
 
 const char *esp_err_to_name(esp_err_t code)
 {

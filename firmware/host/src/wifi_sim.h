@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fw_console.h"
 #include "wifi_sta.h"
 
 #define WIFI_SIM_JOIN_MS 40   /* a successful association */
@@ -46,5 +47,9 @@ void wifi_sim_poll(void);
 
 /** The `wifisim` console command: switch the AP on or off, make it drop the station. */
 void wifi_sim_command(int argc, char **argv);
+
+/** The station's console commands for fw_app_add_commands: the ESP32 port's `wifi` and `wifisim`. */
+#define WIFI_SIM_COMMAND_COUNT 2
+extern const struct fw_cmd wifi_sim_commands[WIFI_SIM_COMMAND_COUNT];
 
 #endif /* WIFI_SIM_H */
