@@ -33,3 +33,8 @@ class QemuDut(LocalDut):
         proc = QemuDutProcess(image, prefix, TAP, line, self.workdir / "qemu.log", self.cfg.network.dut_mac)
         proc.start()
         return proc
+
+    def main_loop_scheduling(self) -> str:
+        """How QEMU's main loop (tap -> emulated RX FIFO) is scheduled, for the report."""
+        program = self._program
+        return program.main_loop_scheduling if isinstance(program, QemuDutProcess) else "QEMU not started"

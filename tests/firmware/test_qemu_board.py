@@ -1,12 +1,15 @@
 """The cross-built Cortex-M7 image (firmware/same70, board mps2-an500) under QEMU on the shaped
 100 Mbit/s virtual link: the shared application, lwIP and the project's LAN9118 driver, reached
-through the emulated UART on a pseudo-terminal."""
+through the emulated UART on a pseudo-terminal; QEMU's main loop at real-time priority, its
+vCPU not."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -15,7 +18,7 @@ from hil.host_dut import PtySerialLine
 from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
 from hil.netns import TAP, TbfShaping, VirtualTopology
 from hil.paths import board_firmware
-from hil.qemu import QemuDutProcess
+from hil.qemu import MAIN_LOOP_RT_PRIORITY, QemuDutProcess
 
 pytestmark = pytest.mark.virtual_bench
 
@@ -23,8 +26,14 @@ IMAGE = board_firmware("mps2-an500", "default")
 DURATION_S = 3
 
 
+class Board(NamedTuple):
+    topo: VirtualTopology
+    console: SerialConsole
+    qemu: QemuDutProcess
+
+
 @pytest.fixture(scope="module")
-def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[VirtualTopology, SerialConsole]]:
+def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Board]:
     with VirtualTopology() as topo:
         topo.shape(TbfShaping())
         workdir = tmp_path_factory.mktemp("qemu")
@@ -32,21 +41,32 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[VirtualTop
         qemu = QemuDutProcess(IMAGE, topo.exec_prefix(topo.dut_ns), TAP, line, workdir / "qemu.log", None)
         try:
             with qemu, SerialConsole(str(line.link)) as console:
-                yield topo, console
+                yield Board(topo, console, qemu)
         finally:
             line.close()
 
 
-def test_boots_and_identifies_as_mps2_an500(board) -> None:
-    _, console = board
+def test_boots_and_identifies_as_mps2_an500(board: Board) -> None:
+    console = board.console
     ident = console.wait_boot(15)
     assert ident.fields["target"] == "mps2-an500"
     assert ident.fields["variant"] == "default" and int(ident.fields["tcp_wnd"]) == 4 * 1460
     assert ident.fields["version"] not in ("", "unknown")
 
 
-def test_ping_both_ways(board) -> None:
-    topo, console = board
+def test_main_loop_real_time_vcpu_not(board: Board) -> None:
+    pid = board.qemu.pid
+    assert pid is not None
+    threads = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task"))
+    policies = {tid: os.sched_getscheduler(tid) for tid in threads}
+    assert board.qemu.main_loop_scheduling == f"SCHED_FIFO {MAIN_LOOP_RT_PRIORITY}"
+    assert policies[pid] == os.SCHED_FIFO and os.sched_getparam(pid).sched_priority == MAIN_LOOP_RT_PRIORITY
+    others = {tid: p for tid, p in policies.items() if tid != pid}
+    assert others and all(p == os.SCHED_OTHER for p in others.values()), policies
+
+
+def test_ping_both_ways(board: Board) -> None:
+    topo, console = board.topo, board.console
     pc = topo.exec_prefix(topo.pc_ns)
     ping = subprocess.run([*pc, "ping", "-c", "5", "-i", "0.2", "-W", "1", topo.config.dut_ip],
                           capture_output=True, text=True, check=False)  # fmt: skip
@@ -55,8 +75,8 @@ def test_ping_both_ways(board) -> None:
     assert final is not None and final.fields["received"] == "5"
 
 
-def test_tcp_moves_both_ways_on_the_shaped_link(board, tmp_path: Path) -> None:
-    topo, console = board
+def test_tcp_moves_both_ways_on_the_shaped_link(board: Board, tmp_path: Path) -> None:
+    topo, console = board.topo, board.console
     pc = topo.exec_prefix(topo.pc_ns)
     console.write_line("iperf -s")
     console.wait_line("TCP server listening", timeout_s=5)
