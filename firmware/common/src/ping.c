@@ -14,6 +14,7 @@
 #include "lwip/ip4.h"
 #include "lwip/prot/ip4.h"
 #include "lwip/raw.h"
+#include "rtt_stats.h"
 
 #define CMD "ping"
 
@@ -93,41 +94,11 @@ static struct {
     ip_addr_t target;
     uint16_t seq;
     uint32_t sent;
-    uint32_t received;
-    uint64_t rtt_min;
-    uint64_t rtt_max;
-    uint64_t rtt_sum;
-    uint64_t rtt_sum_sq; /* µs², saturating */
+    struct rtt_stats rtt; /* rtt.count: replies received */
     uint64_t next_send_us;
     uint64_t last_send_us;
     struct ping_slot slots[FW_PING_SLOTS];
 } pg;
-
-/* floor(sqrt(v)) */
-static uint64_t isqrt64(uint64_t v)
-{
-    uint64_t r = 0;
-    for (uint64_t bit = (uint64_t)1 << 62; bit != 0; bit >>= 2) {
-        if (v >= r + bit) {
-            v -= r + bit;
-            r = (r >> 1) + bit;
-        } else {
-            r >>= 1;
-        }
-    }
-    return r;
-}
-
-/* The round-trip times' standard deviation in µs (ping(8)'s mdev: sqrt(mean of squares - square of mean)). */
-static uint64_t rtt_mdev_us(void)
-{
-    if (pg.received == 0 || pg.rtt_sum_sq == UINT64_MAX) {
-        return 0;
-    }
-    uint64_t mean = pg.rtt_sum / pg.received;
-    uint64_t mean_sq = pg.rtt_sum_sq / pg.received;
-    return mean_sq > mean * mean ? isqrt64(mean_sq - mean * mean) : 0;
-}
 
 static void ping_finish(const char *status)
 {
@@ -137,15 +108,14 @@ static void ping_finish(const char *status)
     char av[24];
     char mx[24];
     char md[24];
-    uint32_t lost = pg.sent - pg.received;
+    uint32_t lost = pg.sent - pg.rtt.count;
     uint64_t ppm = pg.sent ? (uint64_t)lost * 1000000u / pg.sent : 0;
-    uint64_t avg = pg.received ? pg.rtt_sum / pg.received : 0;
     ip4addr_ntoa_r(ip_2_ip4(&pg.target), t, sizeof t);
     fw_printf("RESULT ping status=%s target=%s size=%" PRIu32 " sent=%" PRIu32 " received=%" PRIu32
               " loss_pct=%s min_ms=%s avg_ms=%s max_ms=%s mdev_ms=%s\r\n",
-              status, t, pg.cfg.size, pg.sent, pg.received, fw_fmt_ppm_pct(pct, sizeof pct, ppm),
-              fw_fmt_ms(mn, sizeof mn, pg.received ? pg.rtt_min : 0), fw_fmt_ms(av, sizeof av, avg),
-              fw_fmt_ms(mx, sizeof mx, pg.rtt_max), fw_fmt_ms(md, sizeof md, rtt_mdev_us()));
+              status, t, pg.cfg.size, pg.sent, pg.rtt.count, fw_fmt_ppm_pct(pct, sizeof pct, ppm),
+              fw_fmt_ms(mn, sizeof mn, pg.rtt.min_us), fw_fmt_ms(av, sizeof av, rtt_stats_mean_us(&pg.rtt)),
+              fw_fmt_ms(mx, sizeof mx, pg.rtt.max_us), fw_fmt_ms(md, sizeof md, rtt_stats_mdev_us(&pg.rtt)));
     if (pg.pcb != NULL) {
         raw_remove(pg.pcb);
         pg.pcb = NULL;
@@ -174,16 +144,7 @@ static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_a
     if (s->pending && s->seq == seq) {
         s->pending = false;
         uint64_t rtt = now - s->sent_us;
-        pg.received++;
-        pg.rtt_sum += rtt;
-        uint64_t sq = rtt < UINT32_MAX ? rtt * rtt : UINT64_MAX;
-        pg.rtt_sum_sq = sq > UINT64_MAX - pg.rtt_sum_sq ? UINT64_MAX : pg.rtt_sum_sq + sq;
-        if (pg.received == 1 || rtt < pg.rtt_min) {
-            pg.rtt_min = rtt;
-        }
-        if (rtt > pg.rtt_max) {
-            pg.rtt_max = rtt;
-        }
+        rtt_stats_add(&pg.rtt, rtt);
         if (!pg.cfg.quiet) {
             char a[IP4ADDR_STRLEN_MAX];
             char ms[24];
