@@ -37,6 +37,11 @@ def violations(m: Measurement, limits: Limits) -> list[str]:
             f"efficiency {m.efficiency_pct:.1f} % < threshold {limits.min_efficiency_pct:.1f} % "
             f"(median {m.median_mbps:.2f} Mbit/s of {theory})"
         )
+    if limits.max_efficiency_pct is not None and m.efficiency_pct > limits.max_efficiency_pct:
+        out.append(
+            f"efficiency {m.efficiency_pct:.1f} % > upper limit {limits.max_efficiency_pct:.1f} % "
+            f"(median {m.median_mbps:.2f} Mbit/s of {theory}: more than the construction allows)"
+        )
     if limits.max_loss_pct is not None:
         if m.loss_pct is None:
             out.append("a loss threshold is set but the case measures no loss")

@@ -37,3 +37,21 @@ def udp_goodput_mbps(link_mbps: float, payload: int) -> float:
 
 def efficiency_pct(measured_mbps: float, theoretical_mbps: float) -> float:
     return 100.0 * measured_mbps / theoretical_mbps
+
+
+def ack_wire_bits() -> int:
+    """Wire time of a bare TCP ACK (IP + TCP headers, padded to the minimum frame), in bits."""
+    return 8 * _wire_bytes(IPV4_HEADER + TCP_HEADER)
+
+
+def window_limited_goodput_mbps(window_bytes: int, delay_ms: float, link_mbps: float, mss: int = 1460) -> float:
+    """Goodput of a TCP stream whose receive window limits it, on a link with a one-way delay
+    `delay_ms` added to a negligible round trip: `window_bytes` of payload per round trip, the
+    round trip being the delay plus the wire time of one full segment and of its ACK (each segment
+    is acknowledged when it arrives, the window is reopened at once). Never more than the link's
+    saturated goodput."""
+    if window_bytes <= 0 or delay_ms <= 0 or link_mbps <= 0 or mss <= 0:
+        raise ValueError("window, delay, link rate and MSS must be positive")
+    segment_bits = 8 * _wire_bytes(mss + IPV4_HEADER + TCP_HEADER)
+    rtt_s = delay_ms / 1000.0 + (segment_bits + ack_wire_bits()) / (link_mbps * 1e6)
+    return min(tcp_goodput_mbps(link_mbps, mss), window_bytes * 8 / rtt_s / 1e6)

@@ -30,11 +30,16 @@ class Limits(BaseModel):
     max_loss_pct: Annotated[float, Field(ge=0, le=100)] | None = None
     max_latency_ms: Annotated[float, Field(gt=0)] | None = None
     min_efficiency_pct: Annotated[float, Field(gt=0, le=100)] | None = None
+    # an upper bound against an expected value computed by construction (e.g. a window-limited
+    # rate): a measurement far above what the construction allows means the construction failed
+    max_efficiency_pct: Annotated[float, Field(ge=100)] | None = None
 
     @model_validator(mode="after")
     def _not_empty(self) -> Limits:
         if all(v is None for v in self.model_dump().values()):
-            raise ValueError("no limit given (min_mbps, max_loss_pct, max_latency_ms, min_efficiency_pct)")
+            raise ValueError(
+                "no limit given (min_mbps, max_loss_pct, max_latency_ms, min_efficiency_pct, max_efficiency_pct)"
+            )
         return self
 
 

@@ -21,6 +21,9 @@ class Profile:
     flood_s: float
     flood_lengths: tuple[int, ...]
     stream_duration_s: float | None  # None: the stream profile's own duration (the thesis: 300 s)
+    # the DUT window ladder: the DUT's received frames held this long by its firmware's delay line,
+    # so every step is window-limited (16 x 1460 B per 20 ms = 9.3 Mbit/s) on any machine
+    window_dut_delay_ms: int = 20
 
 
 QUICK = Profile(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import allure
@@ -29,6 +29,7 @@ class Point:
     spec: TrafficSpec
     theory_mbps: float | None  # None on an unshaped link: no line rate to compare with
     x: float = 0.0  # the swept value, for charts
+    extra: dict[str, object] = field(default_factory=dict)  # recorded with the point (e.g. how it was set up)
 
 
 def attach_text(name: str, text: str) -> None:
@@ -69,6 +70,7 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
         rec.extra["requested_mss"] = point.spec.pc_mss
         rec.extra["observed_mss"] = max(observed) if observed else None
     rec.extra["x"] = point.x
+    rec.extra.update(point.extra)
     hil.recorder.record(rec, start, time.time())
     return rec
 

@@ -1,21 +1,28 @@
 """TCP window sweep (seed 000, 5.1.2; seed 001): the PC-side socket buffer (-w) with the DUT
 as server and as client on the shaped link, and the DUT-side window through firmware build
-configurations (TCP_WND = TCP_SND_BUF = k x MSS, one build directory per config) on the
-unshaped link, where PC->DUT throughput must rise with the DUT's receive window (the profile's `trends:`
-entry says how much, and how far a step may fall back within noise on a plateau)."""
+configurations (TCP_WND = TCP_SND_BUF = k x MSS, one build directory per config).
+
+The DUT ladder is measured where the window limits the rate by construction: the firmware's link
+delay line holds every frame the DUT receives for the profile's `window_dut_delay_ms`, so a
+PC->DUT stream moves one window per round trip, TCP_WND / (delay + one segment and its ACK on the
+wire), far below the link rate - the same figure on any machine. Each step is checked against
+that expected value (the threshold profile's efficiency limits are the tolerance). A firmware
+without the delay line (an ESP32 on ESP-IDF's lwIP) gets the ladder on the bench's own link and
+the profile's `trends:` entry instead. The unshaped ladder (where the host's CPU, not the window,
+sets the rate) is a figure of `./suite bench`, not a gate."""
 
 from __future__ import annotations
 
 import allure
 import pytest
 
-from fixtures.bench import HilContext
+from fixtures.bench import HilContext, NoDelayLine
 from hil.checks import BELOW_THRESHOLD, trend_violations
 from hil.parsing import parse_iperf_size
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import sweep_chart
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
-from hil.theory import tcp_goodput_mbps
+from hil.theory import tcp_goodput_mbps, window_limited_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 
 pytestmark = [pytest.mark.hil, pytest.mark.window]
@@ -46,22 +53,67 @@ def test_pc_window_sweep(hil: HilContext, direction: str) -> None:
 
 @pytest.mark.own_builds
 def test_dut_window_ladder(hil: HilContext) -> None:
-    allure.dynamic.title("TCP window ladder, DUT TCP_WND builds, PC->DUT, unshaped link")
     scenario = "window_dut"
+    delay_ms = hil.profile.window_dut_delay_ms
+    allure.dynamic.title(f"TCP window ladder, DUT TCP_WND builds, PC->DUT, {delay_ms} ms one-way delay")
     records = []
-    with hil.unshaped_link():
+    try:
         for config, k in hil.dut.adapter.window_ladder:
             identity = hil.flash_config(config)
-            wnd = int(identity.fields["tcp_wnd"])
-            spec = TrafficSpec("tcp", "dut_rx", hil.duration_s)
-            rec = measure(hil, scenario, Point(f"dut_rx-{config}", spec, None, x=wnd))
-            rec.extra["tcp_wnd_segments"] = k
-            records.append(rec)
-    attach_text("DUT window ladder (unshaped link)", table(records, "TCP_WND (B)"))
+            wnd, mss = int(identity.fields["tcp_wnd"]), int(identity.fields["tcp_mss"])
+            expected = window_limited_goodput_mbps(wnd, delay_ms, hil.link_mbit, mss)
+            with hil.delayed_ingress(delay_ms) as rtt_ms:
+                spec = TrafficSpec("tcp", "dut_rx", hil.duration_s)
+                extra = {"tcp_wnd_segments": k, "delay_ms": delay_ms, "ping_rtt_ms": round(rtt_ms, 3)}
+                records.append(measure(hil, scenario, Point(f"dut_rx-{config}", spec, expected, wnd, extra)))
+    except NoDelayLine as exc:
+        attach_text("delay line", f"{exc}: the ladder runs on the bench's own link with a trend check")
+        _ladder_on_bench_link(hil, scenario)
+        return
+    attach_text("DUT window ladder: expected vs measured", expected_table(records, delay_ms))
     attach_png(
         "throughput vs DUT window",
         sweep_chart(
-            "TCP PC->DUT on the unshaped link: goodput vs the DUT's TCP_WND",
+            f"TCP PC->DUT, {delay_ms} ms one-way delay: goodput vs the DUT's TCP_WND",
+            "DUT TCP_WND (bytes)",
+            {"PC->DUT measured": [(r.extra["x"], r.median) for r in records]},
+            theory=[(r.extra["x"], r.theory or 0.0) for r in records],
+            logx=True,
+        ),
+    )
+    check(hil, scenario, records)
+
+
+def expected_table(records: list[CaseRecord], delay_ms: int) -> str:
+    lines = [
+        f"one-way delay {delay_ms} ms on the DUT's receive side; expected = TCP_WND / (delay + one segment "
+        "and its ACK on the wire)",
+        f"{'TCP_WND (B)':>12s} {'k x MSS':>8s} {'ping RTT':>9s} {'expected':>9s} {'measured':>9s} "
+        f"{'meas/exp':>9s}  case",
+    ]
+    for r in records:
+        ratio = f"{r.efficiency_pct:8.1f}%" if r.efficiency_pct is not None else f"{'-':>9s}"
+        lines.append(
+            f"{r.extra['x']:12.0f} {r.extra['tcp_wnd_segments']:8d} {r.extra['ping_rtt_ms']:7.2f}ms "
+            f"{r.theory or 0.0:9.3f} {r.median:9.3f} {ratio}  {r.case}"
+        )
+    return "\n".join(lines)
+
+
+def _ladder_on_bench_link(hil: HilContext, scenario: str) -> None:
+    """The ladder without a delay line: PC->DUT on the bench's link, which must rise with the
+    window as the profile's `trends:` entry says (a real link: its own round trip sets the BDP)."""
+    records = []
+    for config, k in hil.dut.adapter.window_ladder:
+        identity = hil.flash_config(config)
+        wnd = int(identity.fields["tcp_wnd"])
+        spec = TrafficSpec("tcp", "dut_rx", hil.duration_s)
+        records.append(measure(hil, scenario, Point(f"dut_rx-{config}", spec, None, wnd, {"tcp_wnd_segments": k})))
+    attach_text("DUT window ladder (bench link)", table(records, "TCP_WND (B)"))
+    attach_png(
+        "throughput vs DUT window",
+        sweep_chart(
+            "TCP PC->DUT on the bench link: goodput vs the DUT's TCP_WND",
             "DUT TCP_WND (bytes)",
             {"PC->DUT": [(r.extra["x"], r.median) for r in records]},
             logx=True,

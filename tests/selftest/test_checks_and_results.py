@@ -29,6 +29,15 @@ def test_every_limit_kind():
     ]
 
 
+def test_an_upper_efficiency_limit_catches_more_than_the_construction_allows():
+    limits = Limits(min_efficiency_pct=90, max_efficiency_pct=105)
+    assert violations(Measurement("window_dut", "dut_rx-wnd2", 1.16, 1.16), limits) == []
+    (found,) = violations(Measurement("window_dut", "dut_rx-wnd2", 2.5, 1.16), limits)
+    assert found.startswith("efficiency 215.5 % > upper limit 105.0 %") and "2.50 Mbit/s" in found
+    with pytest.raises(ValueError, match="greater than or equal to 100"):
+        Limits(max_efficiency_pct=95)
+
+
 def test_trend_accepts_a_rise_to_a_plateau_within_noise():
     trend = Trend(min_gain_pct=15, max_drop_pct=15)
     assert trend_violations([("wnd2", 95.2), ("default", 133.4), ("wnd6", 128.6)], trend) == []

@@ -1,7 +1,7 @@
 import pytest
 
 from hil.stats import summarize
-from hil.theory import efficiency_pct, tcp_goodput_mbps, udp_goodput_mbps
+from hil.theory import efficiency_pct, tcp_goodput_mbps, udp_goodput_mbps, window_limited_goodput_mbps
 
 pytestmark = pytest.mark.selftest
 
@@ -23,6 +23,18 @@ def test_bad_inputs_are_rejected():
         tcp_goodput_mbps(100, 0)
     with pytest.raises(ValueError):
         udp_goodput_mbps(0, 1470)
+
+
+def test_window_limited_goodput_is_one_window_per_round_trip():
+    # 2 x 1460 B per (20 ms + a 1538-byte segment and an 84-byte ACK at 100 Mbit/s)
+    rtt_s = 0.020 + (1538 + 84) * 8 / 100e6
+    assert window_limited_goodput_mbps(2920, 20, 100) == pytest.approx(2920 * 8 / rtt_s / 1e6)
+    assert window_limited_goodput_mbps(2920, 20, 100) == pytest.approx(1.16, abs=0.005)
+    assert window_limited_goodput_mbps(16 * 1460, 20, 100) == pytest.approx(9.28, abs=0.01)
+    # a window larger than the bandwidth-delay product: the link's rate, not more
+    assert window_limited_goodput_mbps(10_000_000, 1, 100) == pytest.approx(tcp_goodput_mbps(100, 1460))
+    with pytest.raises(ValueError):
+        window_limited_goodput_mbps(2920, 0, 100)
 
 
 def test_efficiency():

@@ -19,6 +19,18 @@ struct fw_cmd;
  */
 bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count);
 
+/** A port module's periodic work, run by fw_app_poll; its deadline joins fw_app_poll_delay_us. */
+struct fw_poller {
+    void (*poll)(uint64_t now_us);
+    uint64_t (*next_deadline_us)(void); /* UINT64_MAX: nothing due */
+};
+
+/**
+ * Adds a port module's poll (kept by pointer) to the application's; call before fw_app_init.
+ * Returns false when FW_APP_MAX_POLLERS are registered already.
+ */
+bool fw_app_add_poller(const struct fw_poller *poller);
+
 /** Starts the application once lwIP and the netif are up; prints the boot banner. */
 void fw_app_init(struct netif *netif);
 

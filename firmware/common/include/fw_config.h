@@ -75,6 +75,12 @@
 #define FW_CONSOLE_MAX_ARGS 24  /* tokens of one command line, command name included */
 #define FW_OUT_LINE_MAX 512     /* longest single formatted output chunk */
 #define FW_APP_MAX_COMMANDS 16  /* console commands: the built-in ones plus a port's own */
+#define FW_APP_MAX_POLLERS 4    /* a port's modules with periodic work (e.g. the link delay line) */
+
+/* ---- link delay line (test equipment: a known bandwidth-delay product) ----------------------- */
+#define FW_LINK_DELAY_SLOTS 32    /* frames held at once: a 16 x MSS window twice over, half the smallest
+                                     * board pbuf pool, so the stack keeps pbufs of its own (power of two) */
+#define FW_LINK_DELAY_MAX_MS 1000
 
 /* ---- iperf ---------------------------------------------------------------------------------- */
 #define FW_IPERF_DEFAULT_PORT 5001

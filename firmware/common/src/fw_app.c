@@ -204,6 +204,18 @@ bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count)
     return true;
 }
 
+static const struct fw_poller *pollers[FW_APP_MAX_POLLERS];
+static size_t poller_count;
+
+bool fw_app_add_poller(const struct fw_poller *poller)
+{
+    if (poller == NULL || poller->poll == NULL || poller->next_deadline_us == NULL || poller_count == FW_APP_MAX_POLLERS) {
+        return false;
+    }
+    pollers[poller_count++] = poller;
+    return true;
+}
+
 void fw_app_init(struct netif *netif)
 {
     app_netif = netif;
@@ -228,6 +240,9 @@ void fw_app_poll(void)
     iperf_poll(now);
     ping_poll(now);
     stream_poll(now);
+    for (size_t i = 0; i < poller_count; i++) {
+        pollers[i]->poll(now);
+    }
 }
 
 uint64_t fw_app_poll_delay_us(void)
@@ -240,6 +255,12 @@ uint64_t fw_app_poll_delay_us(void)
     p = stream_next_deadline_us();
     if (p < next) {
         next = p;
+    }
+    for (size_t i = 0; i < poller_count; i++) {
+        p = pollers[i]->next_deadline_us();
+        if (p < next) {
+            next = p;
+        }
     }
     if (next == UINT64_MAX) {
         return UINT64_MAX;

@@ -19,6 +19,7 @@
 #include "fw_app.h"
 #include "fw_parse.h"
 #include "host_platform.h"
+#include "link_delay.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
@@ -232,6 +233,10 @@ int main(int argc, char **argv)
     }
     netif_set_default(&netif);
     netif_set_up(&netif);
+    if (!link_delay_install(&netif)) {
+        fprintf(stderr, "hil-fw-host: no room for the link delay line (FW_APP_MAX_COMMANDS, FW_APP_MAX_POLLERS)\n");
+        return 1;
+    }
     if (sim_ssid != NULL && !wifi_sim_init(&netif, sim_ssid, sim_psk)) {
         /* names the variable, never the value */
         fprintf(stderr, "hil-fw-host: --wifi-sim-ssid must be 1..32 bytes and %s empty or 8..63 printable characters\n",

@@ -10,6 +10,7 @@
 #include "fw_app.h"
 #include "fw_parse.h"
 #include "fw_platform.h"
+#include "link_delay.h"
 #include "lwip/def.h"
 #include "netif/ethernet.h"
 
@@ -45,7 +46,7 @@ bool board_netif_start(struct netif *netif, netif_init_fn init)
     }
     netif_set_default(netif);
     netif_set_up(netif);
-    return true;
+    return link_delay_install(netif);
 }
 
 size_t board_console_pump(void)
