@@ -25,8 +25,8 @@ log = logging.getLogger(__name__)
 
 
 def raise_main_loop(pid: int) -> str:
-    """Puts QEMU's main thread (thread id = process id) at the lowest real-time priority and says
-    how it is scheduled.
+    """Puts QEMU's main thread (thread id = process id) at the lowest real-time priority, with
+    SCHED_RESET_ON_FORK, and says how it is scheduled.
 
     The main loop reads the tap and writes each frame into the emulated LAN9118's RX FIFO, which
     holds about 10.5 KB (six full-size frames) and drops silently beyond that. Under normal
@@ -35,6 +35,10 @@ def raise_main_loop(pid: int) -> str:
     host's scheduler, not the firmware, loses them. Measured on a 2-core host, the stress profile's
     30 x 1400 B bursts lost 3-25 % that way and 0-2.3 % at real-time priority (8 runs).
     The vCPU thread keeps normal scheduling: it spins while a test runs and would starve the host.
+    Threads inherit their creator's policy, and QEMU creates threads after start-up (a vCPU or a
+    worker pool started by the main loop, whenever it gets to it): with SCHED_RESET_ON_FORK every
+    thread the main loop creates from now on starts at normal scheduling, so no other thread can
+    become real-time, however the start-up races.
     """
     try:
         comm = Path(f"/proc/{pid}/comm").read_text().strip()
@@ -43,7 +47,7 @@ def raise_main_loop(pid: int) -> str:
     if comm != QEMU[:15]:
         return f"normal scheduling (process {pid} is {comm}, not {QEMU})"
     try:
-        os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(MAIN_LOOP_RT_PRIORITY))
+        os.sched_setscheduler(pid, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(MAIN_LOOP_RT_PRIORITY))
     except OSError as exc:
         what = f"normal scheduling (SCHED_FIFO refused: {exc.strerror})"
         log.warning("QEMU main loop left at %s: the emulated NIC may drop bursts the firmware would take", what)

@@ -54,15 +54,39 @@ def test_boots_and_identifies_as_mps2_an500(board: Board) -> None:
     assert ident.fields["version"] not in ("", "unknown")
 
 
-def test_main_loop_real_time_vcpu_not(board: Board) -> None:
-    pid = board.qemu.pid
+def assert_only_the_main_loop_real_time(qemu: QemuDutProcess) -> None:
+    """The main thread SCHED_FIFO with SCHED_RESET_ON_FORK (threads it creates start normal);
+    every other thread, however late it was created, SCHED_OTHER."""
+    pid = qemu.pid
     assert pid is not None
     threads = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task"))
     policies = {tid: os.sched_getscheduler(tid) for tid in threads}
-    assert board.qemu.main_loop_scheduling == f"SCHED_FIFO {MAIN_LOOP_RT_PRIORITY}"
-    assert policies[pid] == os.SCHED_FIFO and os.sched_getparam(pid).sched_priority == MAIN_LOOP_RT_PRIORITY
+    assert qemu.main_loop_scheduling == f"SCHED_FIFO {MAIN_LOOP_RT_PRIORITY}"
+    assert policies[pid] == os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, policies
+    assert os.sched_getparam(pid).sched_priority == MAIN_LOOP_RT_PRIORITY
     others = {tid: p for tid, p in policies.items() if tid != pid}
     assert others and all(p == os.SCHED_OTHER for p in others.values()), policies
+
+
+def test_main_loop_real_time_vcpu_not(board: Board) -> None:
+    assert_only_the_main_loop_real_time(board.qemu)
+
+
+def test_threads_created_later_do_not_inherit_real_time(tmp_path: Path) -> None:
+    """QEMU started and raised at once, then made to start its worker threads: each start-up
+    thread and each later one stays at normal scheduling (without SCHED_RESET_ON_FORK a thread
+    created after the raise inherited SCHED_FIFO, one start in three)."""
+    for i in range(3):
+        line = PtySerialLine(tmp_path / f"console{i}")
+        try:
+            with VirtualTopology() as topo:
+                qemu = QemuDutProcess(IMAGE, topo.exec_prefix(topo.dut_ns), TAP, line, tmp_path / f"qemu{i}.log", None)
+                with qemu, SerialConsole(str(line.link)) as console:
+                    console.wait_boot(15)
+                    console.command(f"ping {topo.config.pc_ip} -c 3 -i 0.05", timeout_s=10)
+                    assert_only_the_main_loop_real_time(qemu)
+        finally:
+            line.close()
 
 
 def test_ping_both_ways(board: Board) -> None:
@@ -91,3 +115,4 @@ def test_tcp_moves_both_ways_on_the_shaped_link(board: Board, tmp_path: Path) ->
     # speed is asserted by the HIL matrix against thresholds/qemu-50m.yaml; here: the traffic moved
     assert rx.get_float("mbps") > 0 and received.mbps > 0
     assert abs(received.mbps - tx.get_float("mbps")) <= 0.02 * received.mbps
+    assert_only_the_main_loop_real_time(board.qemu)  # after traffic too: nothing QEMU started since inherited it
