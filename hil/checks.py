@@ -10,6 +10,14 @@ from hil.config.thresholds import Limits, Trend
 BELOW_THRESHOLD = "BELOW THRESHOLD"
 
 
+class GeneratorShortfall(AssertionError):
+    """The traffic generator could not reach the offered rate and the DUT missed no threshold:
+    a bench fault, the numbers say nothing about the DUT."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"BENCH FAULT: the traffic generator could not reach the offered rate for {what}")
+
+
 @dataclass(frozen=True)
 class Measurement:
     scenario: str
