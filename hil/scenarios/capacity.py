@@ -1,96 +1,198 @@
-"""Loss-free UDP capacity search (RFC 2544 style, as TRex's ndr_bench and nfvbench do it):
-the highest offered rate whose loss stays at or below a target.
+"""Loss-free UDP capacity search: the highest offered rate whose loss stays at or below a
+target, found to a resolution relative to that rate (RFC 2544's binary search, narrowed with
+what every trial measured, and FD.io MLRsearch's short trials first, full-length trials last).
 
-The first trial offers the theoretical goodput of the link. If it loses too much, its received
-rate brackets the capacity from below; the search then bisects to a resolution and ends with a
-confirmation trial at the rate it found. Every trial checks the generator's achieved rate: a
-trial whose generator fell short is repeated once (a busy host PC), and a generator that still
-cannot reach a rate the link could carry stops the search as "generator-limited" instead of
-producing a false number for the DUT. Every trial, repeated ones too, stays in the trial log.
+How it narrows:
+
+* Bounds. A trial that passed is a lower bound. A trial that failed is an upper bound, and so
+  is its received rate: at the loss-free rate `r*` the path delivers `r* x (1 - target)`, and
+  a path that is not overloaded into receiving *less* than that (no receive livelock) cannot
+  have `r*` above `received / (1 - target)`. On a packet-rate or bit-rate limited path that
+  one number puts the upper bound right at the capacity after the first trial.
+* Where to try next. Above its capacity a path loses a part of the excess it is offered:
+  lost rate `e(r) = sent x loss` grows about linearly with the offered rate (slope 1 for a hard
+  rate limit, less for a small buffer that drops part of each burst). The line through the two
+  lowest failing trials (or, with one, slope 1) gives an estimate of where the loss meets the
+  target; the next trial is just below that estimate, or, once a pass sits just below it, one
+  goal-width above the pass. Without a usable estimate the search bisects.
+* When to stop. When `hi - lo <= max(goal_pct % of lo, floor_mbps)`.
+* Trial lengths. Trials are short (`short_trial_s`) while the search narrows, and full-length
+  (`trial_s`) from the first confirmation on: a short trial that passes may owe it to the
+  device's buffers, one that fails would fail for longer too.
+* Confirmation. The answer is always a rate that passed a full-length trial after which the
+  bounds were within the goal. When the goal is met by a short trial's lower bound, a
+  full-length trial at that rate confirms it; when a full-length trial (after a failed
+  confirmation) passes and meets the goal, it is that rate's confirmation. A confirmation that
+  fails becomes an upper bound (with its received rate) and the search goes on below it.
+* Generator. Every trial checks the generator's achieved rate. A trial whose generator fell
+  short is repeated once at the same rate and length (a busy host PC); if it falls short again
+  and lost more than the target at the rate it did send, that rate is an upper bound (the path
+  loses even there) and the search goes on; otherwise the search stops as "generator-limited"
+  (a bench fault, no number) instead of producing a false number for the DUT.
+* Counting. Every call of the trial function is a trial: repeats after a generator shortfall
+  and confirmations count against `max_trials` like any other, and all stay in the trial log,
+  each with its length and the bounds after it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+GOAL_PCT = 0.5  # relative resolution: hi - lo <= 0.5 % of lo
+FLOOR_MBPS = 0.01  # ... but never finer than this (a 10 kbit/s step)
+SHORT_TRIAL_FRACTION = 0.2  # short trials last a fifth of a full-length one ...
+MIN_SHORT_TRIAL_S = 0.5  # ... but at least this long (enough datagrams for 0.1 % loss)
 
 
 @dataclass(frozen=True)
 class Trial:
+    """One trial as the trial function measured it; the search fills in the length it asked
+    for and the bounds it held after the trial (lo 0: none yet)."""
+
     offered_mbps: float
     sent_mbps: float
     received_mbps: float
     loss_pct: float
     generator_limited: bool
     passed: bool
+    duration_s: float = 0.0
+    lo_mbps: float = 0.0
+    hi_mbps: float = 0.0
 
 
 @dataclass
 class SearchResult:
-    rate_mbps: float | None  # highest offered rate that passed (None: nothing passed)
+    rate_mbps: float | None  # the confirmed loss-free rate (None: nothing could be confirmed)
     trials: list[Trial] = field(default_factory=list)
     generator_limited: bool = False
     confirmed: bool = False
+    lo_mbps: float = 0.0  # the bounds at the end
+    hi_mbps: float = 0.0
+
+    @property
+    def total_trial_s(self) -> float:
+        return sum(t.duration_s for t in self.trials)
+
+
+def short_trial_s(trial_s: float) -> float:
+    return min(trial_s, max(MIN_SHORT_TRIAL_S, SHORT_TRIAL_FRACTION * trial_s))
 
 
 def search(
-    trial: Callable[[float], Trial],
+    trial: Callable[[float, float], Trial],
     max_mbps: float,
-    resolution_mbps: float,
-    max_trials: int = 10,
-    bracket_margin: float = 0.98,
+    trial_s: float,
+    loss_target_pct: float,
+    goal_pct: float = GOAL_PCT,
+    floor_mbps: float = FLOOR_MBPS,
+    short_s: float | None = None,
+    max_trials: int = 8,
     generator_retries: int = 1,
 ) -> SearchResult:
-    """Brackets and bisects to `resolution_mbps`, then confirms; a rate that fails its
-    confirmation becomes the new upper bound and the search goes on below it, within
-    `max_trials`. The result is the highest confirmed rate (None if none could be confirmed)."""
-    if max_mbps <= 0 or resolution_mbps <= 0 or max_trials < 2:
-        raise ValueError("max rate and resolution must be positive, and at least two trials allowed")
+    """`trial(rate_mbps, duration_s)` runs one trial and judges it against `loss_target_pct`
+    (the search only uses the target to bound the rate from a received rate). The first trial
+    offers `max_mbps` (the link's theoretical goodput); a path that carries it is found in two
+    trials (one short, one full-length confirmation). Returns the confirmed rate, or None when
+    nothing could be confirmed within `max_trials` or the generator could not reach a rate."""
+    if max_mbps <= 0 or trial_s <= 0 or goal_pct <= 0 or floor_mbps <= 0 or max_trials < 2:
+        raise ValueError("rates, lengths and the goal must be positive, and at least two trials allowed")
+    if not 0 <= loss_target_pct < 100:
+        raise ValueError("the loss target is a percentage below 100")
+    short = short_trial_s(trial_s) if short_s is None else min(short_s, trial_s)
+    target = loss_target_pct / 100.0
     result = SearchResult(None)
-    passed: list[float] = []
+    lo, hi = 0.0, max_mbps
+    passes: list[tuple[float, bool]] = []  # (rate, at full length)
+    failures: list[Trial] = []
+    full_length = False  # from the first confirmation on, every trial is full length
+    full_pass_at_lo = False  # lo passed a full-length trial while the goal was met
 
-    def run(rate: float) -> Trial:
+    def width(at: float) -> float:
+        return max(goal_pct / 100.0 * at, floor_mbps)
+
+    def run(rate: float, duration: float) -> Trial | None:
+        """One trial plus its generator repeats; updates the bounds. None: stop (generator)."""
+        nonlocal lo, hi
+        t: Trial | None = None
         for _ in range(generator_retries + 1):
-            t = trial(rate)
+            if len(result.trials) >= max_trials:
+                return None
+            t = replace(trial(rate, duration), duration_s=duration, lo_mbps=lo, hi_mbps=hi)
             result.trials.append(t)
             if not t.generator_limited:
                 break
-        result.generator_limited = result.generator_limited or t.generator_limited
+        assert t is not None
+        if t.generator_limited and t.loss_pct <= loss_target_pct:
+            result.generator_limited = True
+            return None
         if t.passed:
-            passed.append(rate)
+            passes.append((rate, duration >= trial_s))
+            lo = max(lo, rate)
+        else:
+            failures.append(t)
+            at = min(rate, t.sent_mbps) if t.generator_limited else rate
+            hi = min(hi, at, t.received_mbps / (1.0 - target))
+            if lo >= hi:  # contradicts an earlier pass (noise, or a short trial's optimism)
+                lo = max((r for r, _ in passes if r < hi), default=0.0)
+        result.trials[-1] = replace(t, lo_mbps=lo, hi_mbps=hi)
         return t
 
-    lo, hi = 0.0, max_mbps
-    first = run(max_mbps)
-    if first.generator_limited:
-        return result
-    if first.passed:
-        lo = max_mbps
-    else:
-        hi = max_mbps
-        guess = round(min(max_mbps, first.received_mbps) * bracket_margin, 3)
-        if guess > resolution_mbps:
-            t = run(guess)
-            if t.generator_limited:
-                return result
-            lo, hi = (guess, hi) if t.passed else (lo, guess)
-    while len(result.trials) < max_trials:
-        if hi - lo <= resolution_mbps or lo >= max_mbps:
-            if lo <= 0:
+    def estimate(duration: float) -> float | None:
+        """Where the lost rate meets the target, from the failing trials of the next trial's
+        length (a buffer makes a short trial lose less than a long one), else from all."""
+        same = [f for f in failures if f.duration_s == duration] or failures
+        pts = sorted((f.sent_mbps, f.sent_mbps * f.loss_pct / 100.0) for f in same if f.loss_pct > loss_target_pct)
+        if not pts:
+            return None
+        x1, e1 = pts[0]
+        slope = 1.0
+        for x2, e2 in pts[1:]:
+            if x2 > x1 * 1.001 and e2 > e1:
+                slope = min(1.0, (e2 - e1) / (x2 - x1))
                 break
-            confirm = run(lo)
-            if confirm.generator_limited:
-                return result
-            if confirm.passed:
-                result.confirmed = True
-                result.rate_mbps = lo
-                return result
-            hi = lo  # a marginal rate: search on below it
-            lo = max((r for r in passed if r < hi), default=0.0)
+        if slope <= target * 1.5:
+            return None
+        zero = x1 - e1 / slope  # where the lost rate would be nil
+        return slope * zero / (slope - target)
+
+    first = run(max_mbps, short)
+    if first is None:
+        return _finish(result, lo, hi)
+    while len(result.trials) < max_trials:
+        if lo > 0 and hi - lo <= width(lo):
+            if full_pass_at_lo:
+                result.rate_mbps, result.confirmed = lo, True
+                break
+            full_length = True
+            confirm_at = lo
+            t = run(confirm_at, trial_s)
+            if t is None:
+                break
+            full_pass_at_lo = t.passed and lo == confirm_at
             continue
-        mid = round((lo + hi) / 2, 3)
-        t = run(mid)
-        if t.generator_limited:
-            return result
-        lo, hi = (mid, hi) if t.passed else (lo, mid)
+        duration = trial_s if full_length else short
+        guess = estimate(duration)
+        w = width(lo if lo > 0 else (guess or hi))
+        probe = guess * (1 - goal_pct / 200.0) if guess is not None else None
+        if probe is not None and lo + w / 4 < probe < hi:
+            rate = probe  # just below where the loss should meet the target
+        elif probe is not None and probe - w / 4 <= lo <= guess and lo + 0.9 * w < hi:
+            rate = lo + 0.9 * w  # the pass just below the estimate: one goal-width above it
+        else:
+            rate = (lo + hi) / 2  # no usable estimate: bisect
+        rate = round(rate, 4)
+        if not lo < rate < hi:
+            rate = round((lo + hi) / 2, 4)
+        t = run(rate, duration)
+        if t is None:
+            break
+        full_pass_at_lo = full_length and t.passed and lo == rate and hi - lo <= width(lo)
+    if full_pass_at_lo and not result.confirmed and hi - lo <= width(lo):  # the last trial allowed confirmed it
+        result.rate_mbps, result.confirmed = lo, True
+    return _finish(result, lo, hi)
+
+
+def _finish(result: SearchResult, lo: float, hi: float) -> SearchResult:
+    result.lo_mbps, result.hi_mbps = lo, hi
     return result
