@@ -387,6 +387,11 @@ void board_eth_pins_init(void)
     const uint32_t rmii = 0x3FFu;
     const uint32_t phy_reset = 1u << 10; /* PC10: the KSZ8081's RESET_N (active low) */
     PMC_PCER0 = (1u << ID_PIOC) | (1u << ID_PIOD);
+    PMC_PCER1 = 1u << (ID_GMAC - 32u);
+    /* The PIO pull-ups (on at reset) off first: the KSZ8081RNA latches its strap options (PHY
+     * address, ISO, ...) from pins it shares with the RMII receive side (CRS_DV, RXD0/1, RXER)
+     * when RESET_N rises, and the straps must see the board's resistors only. */
+    PIO_PUDR(PIOD_BASE) = rmii;
     PIO_ABCDSR1(PIOD_BASE) &= ~rmii;
     PIO_ABCDSR2(PIOD_BASE) &= ~rmii;
     PIO_PDR(PIOD_BASE) = rmii;

@@ -12,14 +12,25 @@
  * into a PBUF_POOL pbuf for netif->input and hands the descriptors back.
  * Transmit: the frame is copied into the next free buffer, its descriptor gets length + LAST with
  * USED clear, then TSTART; the GMAC sets USED again once the frame is sent.
- * Queue 0 only: the priority queues 1..5 point at dummy descriptors (TX: used, RX: software
- * owned), so they never fetch garbage. No GMAC interrupt is used.
+ * Queue 0 only: the priority queues the part has (1..5 on rev. B, 1..2 on rev. A: CHIPID, see
+ * chipid.c) point at dummy descriptors (TX: used, RX: software owned), so they never fetch
+ * garbage; registers of queues the part lacks are never written. No GMAC interrupt is used.
+ *
+ * Receive errors: after "buffer not available" (RSR.BNA: the ring was full) or a receive overrun
+ * (RSR.RXOVR) the receiver is restarted as known-good drivers do (Zephyr's eth_sam_gmac.c
+ * rx_error_handler; Linux macb re-enables RX on RXUBR because the DMA can stop under load):
+ * RXEN off, the complete frames still in the ring are delivered, every descriptor goes back to
+ * the GMAC, the queue base is rewritten (RBQB can be written only while RXEN is 0; the driver
+ * does not rely on clearing RXEN to move the DMA's internal pointer) and RXEN goes on again. The
+ * driver does not rely on where the DMA resumes after BNA either. Transmit errors (retry limit,
+ * AHB error, underrun) restart the transmitter on an empty ring.
  */
 #include "gmac.h"
 
 #include <string.h>
 
 #include "board.h"
+#include "chipid.h"
 #include "fw_config.h"
 #include "fw_netif.h"
 #include "fw_platform.h"
@@ -46,8 +57,8 @@ struct gmac_desc {
 #define NOCACHE __attribute__((section(".nocache"), aligned(32)))
 static struct gmac_desc rx_desc[FW_GMAC_RX_DESCS] NOCACHE;
 static struct gmac_desc tx_desc[FW_GMAC_TX_DESCS] NOCACHE;
-static struct gmac_desc rx_dummy[GMAC_PRIORITY_QUEUES] NOCACHE;
-static struct gmac_desc tx_dummy[GMAC_PRIORITY_QUEUES] NOCACHE;
+static struct gmac_desc rx_dummy[GMAC_PRIORITY_QUEUES_MAX] NOCACHE;
+static struct gmac_desc tx_dummy[GMAC_PRIORITY_QUEUES_MAX] NOCACHE;
 static uint8_t rx_buf[FW_GMAC_RX_DESCS][FW_GMAC_BUF_SIZE] NOCACHE;
 static uint8_t tx_buf[FW_GMAC_TX_DESCS][FW_GMAC_BUF_SIZE] NOCACHE;
 
@@ -56,6 +67,7 @@ static uint32_t tx_head; /* the next descriptor to fill */
 static uint32_t tx_tail; /* the oldest descriptor not yet sent */
 static uint32_t tx_busy; /* descriptors handed to the GMAC, not yet back */
 static uint32_t ncr;     /* GMAC_NCR as last written (TSTART is added to it) */
+static uint32_t priority_queues; /* the part's GMAC priority queues (CHIPID) */
 static int phy_addr = -1;
 static uint16_t phy_id2;
 static struct ksz8081_link link_state;
@@ -70,7 +82,7 @@ static uint32_t addr_of(const volatile void *p)
 static bool mdio_wait_idle(void)
 {
     uint64_t start = fw_platform_time_us();
-    while ((GMAC_NSR & GMAC_NSR_IDLE) == 0u) {
+    while ((REG_READ(GMAC_NSR) & GMAC_NSR_IDLE) == 0u) {
         if (fw_platform_time_us() - start > MDIO_TIMEOUT_US) {
             return false;
         }
@@ -83,11 +95,11 @@ bool gmac_mdio_read(unsigned phy, unsigned reg, uint16_t *value)
     if (!mdio_wait_idle()) {
         return false;
     }
-    GMAC_MAN = GMAC_MAN_CLTTO | GMAC_MAN_OP_READ | GMAC_MAN_PHYA(phy) | GMAC_MAN_REGA(reg) | GMAC_MAN_WTN;
+    REG_WRITE(GMAC_MAN, GMAC_MAN_CLTTO | GMAC_MAN_OP_READ | GMAC_MAN_PHYA(phy) | GMAC_MAN_REGA(reg) | GMAC_MAN_WTN);
     if (!mdio_wait_idle()) {
         return false;
     }
-    *value = (uint16_t)GMAC_MAN_DATA(GMAC_MAN);
+    *value = (uint16_t)GMAC_MAN_DATA(REG_READ(GMAC_MAN));
     return true;
 }
 
@@ -96,8 +108,8 @@ bool gmac_mdio_write(unsigned phy, unsigned reg, uint16_t value)
     if (!mdio_wait_idle()) {
         return false;
     }
-    GMAC_MAN = GMAC_MAN_CLTTO | GMAC_MAN_OP_WRITE | GMAC_MAN_PHYA(phy) | GMAC_MAN_REGA(reg) | GMAC_MAN_WTN |
-               GMAC_MAN_DATA(value);
+    REG_WRITE(GMAC_MAN, GMAC_MAN_CLTTO | GMAC_MAN_OP_WRITE | GMAC_MAN_PHYA(phy) | GMAC_MAN_REGA(reg) |
+                            GMAC_MAN_WTN | GMAC_MAN_DATA(value));
     return mdio_wait_idle();
 }
 
@@ -113,7 +125,7 @@ static void tx_ring_init(void)
     tx_tail = 0;
     tx_busy = 0;
     cpu_dsb();
-    GMAC_TBQB = addr_of(tx_desc);
+    REG_WRITE(GMAC_TBQB, addr_of(tx_desc));
 }
 
 static void rx_ring_init(void)
@@ -125,7 +137,7 @@ static void rx_ring_init(void)
     }
     rx_next = 0;
     cpu_dsb();
-    GMAC_RBQB = addr_of(rx_desc);
+    REG_WRITE(GMAC_RBQB, addr_of(rx_desc));
 }
 
 /* Both rings from scratch; only while the receiver and the transmitter are disabled. */
@@ -133,23 +145,23 @@ static void rings_init(void)
 {
     rx_ring_init();
     tx_ring_init();
-    for (uint32_t q = 1; q <= GMAC_PRIORITY_QUEUES; q++) {
+    for (uint32_t q = 1; q <= priority_queues; q++) {
         tx_dummy[q - 1u].w0 = 0;
         tx_dummy[q - 1u].w1 = GMAC_TXW1_USED | GMAC_TXW1_WRAP;
         rx_dummy[q - 1u].w1 = 0;
         rx_dummy[q - 1u].w0 = GMAC_RXW0_OWN | GMAC_RXW0_WRAP;
     }
     cpu_dsb();
-    for (uint32_t q = 1; q <= GMAC_PRIORITY_QUEUES; q++) {
-        GMAC_TBQBAPQ(q) = addr_of(&tx_dummy[q - 1u]);
-        GMAC_RBQBAPQ(q) = addr_of(&rx_dummy[q - 1u]);
+    for (uint32_t q = 1; q <= priority_queues; q++) {
+        REG_WRITE(GMAC_TBQBAPQ(q), addr_of(&tx_dummy[q - 1u]));
+        REG_WRITE(GMAC_RBQBAPQ(q), addr_of(&rx_dummy[q - 1u]));
     }
 }
 
 static void ncr_write(uint32_t value)
 {
     ncr = value;
-    GMAC_NCR = value;
+    REG_WRITE(GMAC_NCR, value);
 }
 
 /* ---- Transmit ------------------------------------------------------------------------------------ */
@@ -169,14 +181,18 @@ static void tx_reclaim(void)
     }
 }
 
-/* Transmit errors that stop the transmitter (retry limit, AHB error) restart it on an empty ring;
+/* Transmit errors that stop the transmitter (retry limit, AHB error, underrun) restart it on an
+ * empty ring (clearing TXEN puts the GMAC's transmit pointer back at the queue base);
  * a TSTART that came while the GMAC was just stopping is repeated. */
 static void tx_service(void)
 {
     tx_reclaim();
-    uint32_t tsr = GMAC_TSR;
-    if ((tsr & (GMAC_TSR_RLE | GMAC_TSR_TFC | GMAC_TSR_HRESP)) != 0u) {
-        GMAC_TSR = tsr;
+    uint32_t tsr = REG_READ(GMAC_TSR);
+    /* an underrun shows in ISR.TUR only (TSR has no underrun flag on this part); ISR is
+     * cleared by reading and nothing else uses it (no GMAC interrupt) */
+    bool underrun = (REG_READ(GMAC_ISR) & GMAC_ISR_TUR) != 0u;
+    if (underrun || (tsr & (GMAC_TSR_RLE | GMAC_TSR_TFC | GMAC_TSR_HRESP)) != 0u) {
+        REG_WRITE(GMAC_TSR, tsr);
         ncr_write(ncr & ~GMAC_NCR_TXEN);
         for (; tx_busy > 0u; tx_busy--) {
             LINK_STATS_INC(link.drop);
@@ -187,10 +203,10 @@ static void tx_service(void)
         return;
     }
     if ((tsr & (GMAC_TSR_UBR | GMAC_TSR_COL | GMAC_TSR_TXCOMP)) != 0u) {
-        GMAC_TSR = tsr & (GMAC_TSR_UBR | GMAC_TSR_COL | GMAC_TSR_TXCOMP);
+        REG_WRITE(GMAC_TSR, tsr & (GMAC_TSR_UBR | GMAC_TSR_COL | GMAC_TSR_TXCOMP));
     }
     if (tx_busy > 0u && (tsr & GMAC_TSR_TXGO) == 0u) {
-        GMAC_NCR = ncr | GMAC_NCR_TSTART;
+        REG_WRITE(GMAC_NCR, ncr | GMAC_NCR_TSTART);
     }
 }
 
@@ -218,7 +234,7 @@ static err_t gmac_output(struct netif *netif, struct pbuf *p)
     cpu_dmb(); /* the frame's bytes before the descriptor that hands them over */
     tx_desc[i].w1 = (len & GMAC_TXW1_LEN_MASK) | GMAC_TXW1_LAST | (i == FW_GMAC_TX_DESCS - 1u ? GMAC_TXW1_WRAP : 0u);
     cpu_dsb(); /* the descriptor in memory before TSTART */
-    GMAC_NCR = ncr | GMAC_NCR_TSTART;
+    REG_WRITE(GMAC_NCR, ncr | GMAC_NCR_TSTART);
     tx_head = (i + 1u) % FW_GMAC_TX_DESCS;
     tx_busy++;
     LINK_STATS_INC(link.xmit);
@@ -238,6 +254,8 @@ static void rx_release(uint32_t first, uint32_t n)
     cpu_dmb(); /* every read of the buffers before the GMAC may write them again */
     for (uint32_t i = first; n > 0u; n--, i = rx_step(i)) {
         rx_desc[i].w1 = 0;
+        cpu_dmb(); /* the status word cleared before ownership goes back (a DMA that takes the
+                    * descriptor at once must not see the old status) */
         rx_desc[i].w0 &= ~GMAC_RXW0_OWN;
     }
 }
@@ -270,13 +288,10 @@ static void rx_deliver(struct netif *netif, uint32_t first, uint32_t n, uint32_t
     }
 }
 
-int gmac_poll(struct netif *netif, int max_frames)
+/* Takes up to max_frames complete frames from rx_next on; returns how many it took (frames and
+ * dropped fragments). */
+static int rx_walk(struct netif *netif, int max_frames)
 {
-    tx_service();
-    uint32_t rsr = GMAC_RSR; /* flags only: the drops are counted from the statistics registers */
-    if ((rsr & GMAC_RSR_ALL) != 0u) {
-        GMAC_RSR = rsr & GMAC_RSR_ALL;
-    }
     int count = 0;
     while (count < max_frames) {
         uint32_t first = rx_next;
@@ -325,14 +340,40 @@ int gmac_poll(struct netif *netif, int max_frames)
     return count;
 }
 
+/* The receiver after BNA or an overrun: stopped, the complete frames in the ring delivered, all
+ * descriptors back to the GMAC from the queue base, started again (see the top of the file). */
+static int rx_restart(struct netif *netif)
+{
+    ncr_write(ncr & ~GMAC_NCR_RXEN);
+    REG_WRITE(GMAC_RSR, GMAC_RSR_ALL); /* with the receiver stopped no new flag can come */
+    int count = rx_walk(netif, (int)FW_GMAC_RX_DESCS);
+    rx_ring_init(); /* descriptors returned, rx_next = 0, RBQB rewritten */
+    ncr_write(ncr | GMAC_NCR_RXEN);
+    LINK_STATS_INC(link.err);
+    return count;
+}
+
+int gmac_poll(struct netif *netif, int max_frames)
+{
+    tx_service();
+    uint32_t rsr = REG_READ(GMAC_RSR); /* flags: the drops are counted from the statistics registers */
+    if ((rsr & (GMAC_RSR_BNA | GMAC_RSR_RXOVR)) != 0u && (ncr & GMAC_NCR_RXEN) != 0u) {
+        return rx_restart(netif);
+    }
+    if ((rsr & GMAC_RSR_ALL) != 0u) {
+        REG_WRITE(GMAC_RSR, rsr & GMAC_RSR_ALL);
+    }
+    return rx_walk(netif, max_frames);
+}
+
 /* ---- Link ---------------------------------------------------------------------------------------- */
 
 /* The GMAC's drop counters (statistics registers, cleared by reading) into lwIP's link stats. */
 static void collect_statistics(void)
 {
-    uint32_t no_buffer = GMAC_RRE; /* frames lost: no receive descriptor free */
-    uint32_t overrun = GMAC_ROE;   /* frames lost: DMA could not keep up */
-    uint32_t bad_fcs = GMAC_FCSE;
+    uint32_t no_buffer = REG_READ(GMAC_RRE); /* frames lost: no receive descriptor free */
+    uint32_t overrun = REG_READ(GMAC_ROE);   /* frames lost: DMA could not keep up */
+    uint32_t bad_fcs = REG_READ(GMAC_FCSE);
 #if LINK_STATS
     lwip_stats.link.drop += (STAT_COUNTER)(no_buffer + overrun);
     lwip_stats.link.chkerr += (STAT_COUNTER)bad_fcs;
@@ -365,9 +406,10 @@ bool gmac_link_check(struct netif *netif, struct ksz8081_link *state)
         for (; tx_busy > 0u; tx_busy--) {
             LINK_STATS_INC(link.drop);
         }
-        GMAC_NCFGR = NCFGR_BASE | (now.speed_100 ? GMAC_NCFGR_SPD : 0u) | (now.full_duplex ? GMAC_NCFGR_FD : 0u);
-        GMAC_TSR = GMAC_TSR_ALL;
-        GMAC_RSR = GMAC_RSR_ALL;
+        REG_WRITE(GMAC_NCFGR,
+                  NCFGR_BASE | (now.speed_100 ? GMAC_NCFGR_SPD : 0u) | (now.full_duplex ? GMAC_NCFGR_FD : 0u));
+        REG_WRITE(GMAC_TSR, GMAC_TSR_ALL);
+        REG_WRITE(GMAC_RSR, GMAC_RSR_ALL);
         rings_init();
         ncr_write(GMAC_NCR_MPE | GMAC_NCR_RXEN | GMAC_NCR_TXEN);
         link_state = now;
@@ -398,26 +440,31 @@ err_t gmac_netif_init(struct netif *netif)
      * Xplained's AT24MAC402 serial EEPROM holds a unique EUI-48 that could be read instead. */
     const uint8_t *mac = (const uint8_t *)netif->state;
 
-    PMC_PCER1 = 1u << (ID_GMAC - 32u);
+    struct same70_part part;
+    same70_part_read(&part);
+    priority_queues = part.gmac_priority_queues <= GMAC_PRIORITY_QUEUES_MAX ? part.gmac_priority_queues : 0u;
+
     board_eth_pins_init();
 
+    link_state = (struct ksz8081_link){false, false, false}; /* as the netif: down until checked */
     ncr_write(0);                   /* receiver, transmitter and MDIO off */
-    GMAC_NCR = GMAC_NCR_CLRSTAT;    /* statistics to zero */
-    GMAC_IDR = 0xFFFFFFFFu;         /* polled: no interrupt */
-    for (uint32_t q = 1; q <= GMAC_PRIORITY_QUEUES; q++) {
-        GMAC_IDRPQ(q) = 0xFFFFFFFFu;
+    REG_WRITE(GMAC_NCR, GMAC_NCR_CLRSTAT); /* statistics to zero */
+    REG_WRITE(GMAC_IDR, 0xFFFFFFFFu);      /* polled: no interrupt */
+    for (uint32_t q = 1; q <= priority_queues; q++) {
+        REG_WRITE(GMAC_IDRPQ(q), 0xFFFFFFFFu);
     }
-    (void)GMAC_ISR;
-    GMAC_TSR = GMAC_TSR_ALL;
-    GMAC_RSR = GMAC_RSR_ALL;
-    GMAC_UR = 0;                    /* RMII (GMAC_UR_MII would select MII) */
-    GMAC_NCFGR = NCFGR_BASE | GMAC_NCFGR_SPD | GMAC_NCFGR_FD; /* until the PHY tells */
-    GMAC_DCFGR = GMAC_DCFGR_FBLDO_INCR4 | GMAC_DCFGR_RXBMS_FULL | GMAC_DCFGR_TXPBMS |
-                 GMAC_DCFGR_DRBS(FW_GMAC_BUF_SIZE);
-    GMAC_HRB = 0;                   /* no multicast/unicast hash matching */
-    GMAC_HRT = 0;
-    GMAC_SAB1 = (uint32_t)mac[0] | ((uint32_t)mac[1] << 8) | ((uint32_t)mac[2] << 16) | ((uint32_t)mac[3] << 24);
-    GMAC_SAT1 = (uint32_t)mac[4] | ((uint32_t)mac[5] << 8); /* writing the top half enables it */
+    (void)REG_READ(GMAC_ISR);
+    REG_WRITE(GMAC_TSR, GMAC_TSR_ALL);
+    REG_WRITE(GMAC_RSR, GMAC_RSR_ALL);
+    REG_WRITE(GMAC_UR, 0); /* RMII (GMAC_UR_MII would select MII) */
+    REG_WRITE(GMAC_NCFGR, NCFGR_BASE | GMAC_NCFGR_SPD | GMAC_NCFGR_FD); /* until the PHY tells */
+    REG_WRITE(GMAC_DCFGR, GMAC_DCFGR_FBLDO_INCR4 | GMAC_DCFGR_RXBMS_FULL | GMAC_DCFGR_TXPBMS |
+                              GMAC_DCFGR_DRBS(FW_GMAC_BUF_SIZE));
+    REG_WRITE(GMAC_HRB, 0); /* no multicast/unicast hash matching */
+    REG_WRITE(GMAC_HRT, 0);
+    REG_WRITE(GMAC_SAB1,
+              (uint32_t)mac[0] | ((uint32_t)mac[1] << 8) | ((uint32_t)mac[2] << 16) | ((uint32_t)mac[3] << 24));
+    REG_WRITE(GMAC_SAT1, (uint32_t)mac[4] | ((uint32_t)mac[5] << 8)); /* writing the top half enables it */
     rings_init();
 
     ncr_write(GMAC_NCR_MPE);

@@ -1,6 +1,7 @@
 /* main.c - the test firmware on the SAME70 Xplained (GMAC + KSZ8081, EDBG console): one polling loop. */
 #include "board.h"
 #include "board_common.h"
+#include "chipid.h"
 #include "fw_app.h"
 #include "fw_platform.h"
 #include "gmac.h"
@@ -42,6 +43,15 @@ int main(void)
     if (board_clock_problem() != NULL) {
         board_diag("same70-xplained: %s\r\n", board_clock_problem());
     }
+    struct same70_part part;
+    same70_part_read(&part);
+    if (!part.supported) {
+        board_diag("FATAL same70-xplained: image needs an ATSAME70 with 384 KB SRAM, rev A or B; chip %s rev %c "
+                   "cidr=0x%08lx exid=0x%08lx: halted\r\n",
+                   part.name, part.revision, (unsigned long)part.cidr, (unsigned long)part.exid);
+        for (;;) {
+        }
+    }
     lwip_init();
     if (!board_netif_start(&netif, gmac_netif_init)) {
         board_diag("\r\nFATAL GMAC netif could not be added\r\n");
@@ -49,6 +59,10 @@ int main(void)
         }
     }
     boot_link(&netif);
+    /* the part before the application's banner (a line of its own: BOOT's fields are unchanged) */
+    char described[96];
+    (void)same70_part_describe(&part, described, sizeof described);
+    board_diag("board same70-xplained %s\r\n", described);
     fw_app_init(&netif);
     uint64_t next_link_check = fw_platform_time_us() + LINK_CHECK_US;
     for (;;) {

@@ -12,6 +12,20 @@
 
 #define REG32(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
 
+/* The GMAC and CHIPID registers are addresses, read and written through REG_READ/REG_WRITE: on
+ * the target these are the same volatile accesses as REG32; a host test that defines
+ * SAME70_REGISTER_MODEL compiles gmac.c, ksz8081.c and chipid.c against its register model
+ * (firmware/tests/same70/), whose functions see every access. */
+#if defined(SAME70_REGISTER_MODEL)
+uint32_t same70_model_read(uint32_t addr);
+void same70_model_write(uint32_t addr, uint32_t value);
+#define REG_READ(addr) same70_model_read(addr)
+#define REG_WRITE(addr, value) same70_model_write((addr), (value))
+#else
+#define REG_READ(addr) REG32(addr)
+#define REG_WRITE(addr, value) ((void)(REG32(addr) = (value)))
+#endif
+
 /* ---- Clocks of this board (SAME70 Xplained user guide: 12 MHz crystal on XIN/XOUT) ---------- */
 #define MAINCK_HZ 12000000u
 #define PLLA_MUL 25u                    /* PLLA = 12 MHz x 25 / 1 = 300 MHz */
@@ -51,6 +65,7 @@
 #define WDT_MR_WDDIS (1u << 15)
 #define RSWDT_MR REG32(0x400E1900u + 0x04u)
 #define RSWDT_MR_WDDIS (1u << 15)
+#define RSWDT_MR_ALLONES (0xFFFu << 16) /* bits 16..27: "must always be written with 0xFFF" */
 
 /* ---- Power Management Controller (DS60001527 "Power Management Controller (PMC)", register
  *      summary; the clock switching sequence is its "Programming Sequence" section) ------------- */
@@ -97,6 +112,7 @@
 #define PIO_OER(b) REG32((b) + 0x10u)     /* output enable */
 #define PIO_SODR(b) REG32((b) + 0x30u)    /* set output data */
 #define PIO_CODR(b) REG32((b) + 0x34u)    /* clear output data */
+#define PIO_PUDR(b) REG32((b) + 0x60u)    /* pull-up disable */
 #define PIO_PUER(b) REG32((b) + 0x64u)    /* pull-up enable */
 #define PIO_ABCDSR1(b) REG32((b) + 0x70u) /* peripheral select 1 */
 #define PIO_ABCDSR2(b) REG32((b) + 0x74u) /* peripheral select 2 */
@@ -145,33 +161,40 @@
 #define TRNG_CR_KEY (0x524E47u << 8) /* "RNG" */
 #define TRNG_ISR_DATRDY (1u << 0)
 
+/* ---- Chip identifier (DS60001527 "Chip Identifier (CHIPID)"; SAME70_DFP chipid.h). Register
+ *      ADDRESSES: use REG_READ. Decoded in chipid.c. ----------------------------------------------- */
+#define CHIPID_CIDR (0x400E0940u + 0x00u)
+#define CHIPID_EXID (0x400E0940u + 0x04u)
+
 /* ---- Ethernet MAC (DS60001527 "Ethernet MAC (GMAC)", register summary and "DMA Block"
- *      buffer descriptor tables) ------------------------------------------------------------------ */
+ *      buffer descriptor tables). Register ADDRESSES: use REG_READ/REG_WRITE. --------------------- */
 #define GMAC_BASE 0x40050000u
-#define GMAC_NCR REG32(GMAC_BASE + 0x000u)   /* network control */
-#define GMAC_NCFGR REG32(GMAC_BASE + 0x004u) /* network configuration */
-#define GMAC_NSR REG32(GMAC_BASE + 0x008u)   /* network status */
-#define GMAC_UR REG32(GMAC_BASE + 0x00Cu)    /* user register (MII/RMII) */
-#define GMAC_DCFGR REG32(GMAC_BASE + 0x010u) /* DMA configuration */
-#define GMAC_TSR REG32(GMAC_BASE + 0x014u)   /* transmit status (write 1 to clear) */
-#define GMAC_RBQB REG32(GMAC_BASE + 0x018u)  /* receive buffer queue base (queue 0) */
-#define GMAC_TBQB REG32(GMAC_BASE + 0x01Cu)  /* transmit buffer queue base (queue 0) */
-#define GMAC_RSR REG32(GMAC_BASE + 0x020u)   /* receive status (write 1 to clear) */
-#define GMAC_ISR REG32(GMAC_BASE + 0x024u)   /* interrupt status (clear on read) */
-#define GMAC_IDR REG32(GMAC_BASE + 0x02Cu)   /* interrupt disable */
-#define GMAC_MAN REG32(GMAC_BASE + 0x034u)   /* PHY maintenance (MDIO) */
-#define GMAC_HRB REG32(GMAC_BASE + 0x080u)   /* hash register bottom */
-#define GMAC_HRT REG32(GMAC_BASE + 0x084u)   /* hash register top */
-#define GMAC_SAB1 REG32(GMAC_BASE + 0x088u)  /* specific address 1 bottom: MAC bytes 0..3 */
-#define GMAC_SAT1 REG32(GMAC_BASE + 0x08Cu)  /* specific address 1 top: MAC bytes 4..5 */
-#define GMAC_FCSE REG32(GMAC_BASE + 0x190u)  /* statistics: frame check sequence errors */
-#define GMAC_RRE REG32(GMAC_BASE + 0x1A0u)   /* statistics: receive resource errors */
-#define GMAC_ROE REG32(GMAC_BASE + 0x1A4u)   /* statistics: receive overruns */
-/* priority queues 1..5 (rev. B): base addresses and interrupt disable */
-#define GMAC_PRIORITY_QUEUES 5u
-#define GMAC_TBQBAPQ(q) REG32(GMAC_BASE + 0x440u + 4u * ((q) - 1u))
-#define GMAC_RBQBAPQ(q) REG32(GMAC_BASE + 0x480u + 4u * ((q) - 1u))
-#define GMAC_IDRPQ(q) REG32(GMAC_BASE + 0x620u + 4u * ((q) - 1u))
+#define GMAC_NCR (GMAC_BASE + 0x000u)   /* network control */
+#define GMAC_NCFGR (GMAC_BASE + 0x004u) /* network configuration */
+#define GMAC_NSR (GMAC_BASE + 0x008u)   /* network status */
+#define GMAC_UR (GMAC_BASE + 0x00Cu)    /* user register (MII/RMII) */
+#define GMAC_DCFGR (GMAC_BASE + 0x010u) /* DMA configuration */
+#define GMAC_TSR (GMAC_BASE + 0x014u)   /* transmit status (write 1 to clear) */
+#define GMAC_RBQB (GMAC_BASE + 0x018u)  /* receive buffer queue base (queue 0) */
+#define GMAC_TBQB (GMAC_BASE + 0x01Cu)  /* transmit buffer queue base (queue 0) */
+#define GMAC_RSR (GMAC_BASE + 0x020u)   /* receive status (write 1 to clear) */
+#define GMAC_ISR (GMAC_BASE + 0x024u)   /* interrupt status (clear on read) */
+#define GMAC_IDR (GMAC_BASE + 0x02Cu)   /* interrupt disable */
+#define GMAC_MAN (GMAC_BASE + 0x034u)   /* PHY maintenance (MDIO) */
+#define GMAC_HRB (GMAC_BASE + 0x080u)   /* hash register bottom */
+#define GMAC_HRT (GMAC_BASE + 0x084u)   /* hash register top */
+#define GMAC_SAB1 (GMAC_BASE + 0x088u)  /* specific address 1 bottom: MAC bytes 0..3 */
+#define GMAC_SAT1 (GMAC_BASE + 0x08Cu)  /* specific address 1 top: MAC bytes 4..5 */
+#define GMAC_FCSE (GMAC_BASE + 0x190u)  /* statistics: frame check sequence errors */
+#define GMAC_RRE (GMAC_BASE + 0x1A0u)   /* statistics: receive resource errors */
+#define GMAC_ROE (GMAC_BASE + 0x1A4u)   /* statistics: receive overruns */
+#define GMAC_TUR (GMAC_BASE + 0x134u)   /* statistics: transmit underruns */
+/* priority queues 1..5 on rev. B parts, 1..2 on rev. A (SAME70_DFP same70b/ vs same70/
+ * component/gmac.h: GMAC_TBQBAPQ[5] vs [2]): base addresses and interrupt disable */
+#define GMAC_PRIORITY_QUEUES_MAX 5u
+#define GMAC_TBQBAPQ(q) (GMAC_BASE + 0x440u + 4u * ((q) - 1u))
+#define GMAC_RBQBAPQ(q) (GMAC_BASE + 0x480u + 4u * ((q) - 1u))
+#define GMAC_IDRPQ(q) (GMAC_BASE + 0x620u + 4u * ((q) - 1u))
 
 #define GMAC_NCR_RXEN (1u << 2)
 #define GMAC_NCR_TXEN (1u << 3)
@@ -203,6 +226,7 @@
 #define GMAC_TSR_TFC (1u << 4)  /* frame corrupted: AHB error */
 #define GMAC_TSR_TXCOMP (1u << 5)
 #define GMAC_TSR_HRESP (1u << 8)
+#define GMAC_ISR_TUR (1u << 4) /* transmit underrun (GMAC_ISR, cleared on read) */
 #define GMAC_TSR_ALL (GMAC_TSR_UBR | GMAC_TSR_COL | GMAC_TSR_RLE | GMAC_TSR_TFC | GMAC_TSR_TXCOMP | GMAC_TSR_HRESP)
 
 #define GMAC_RSR_BNA (1u << 0)   /* buffer not available */
@@ -278,6 +302,23 @@
 #define MPU_RASR_AP_FULL (3u << 24)            /* read/write, privileged and unprivileged */
 #define MPU_RASR_XN (1u << 28)                 /* execute never */
 
+#if defined(SAME70_REGISTER_MODEL)
+/* host tests: the model runs in the same thread, a compiler barrier keeps the store order */
+static inline void cpu_dsb(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void cpu_isb(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void cpu_dmb(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+#else
 static inline void cpu_dsb(void)
 {
     __asm__ volatile("dsb 0xF" ::: "memory");
@@ -292,5 +333,6 @@ static inline void cpu_dmb(void)
 {
     __asm__ volatile("dmb 0xF" ::: "memory");
 }
+#endif
 
 #endif /* SAME70_H */

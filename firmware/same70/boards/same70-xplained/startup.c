@@ -50,7 +50,11 @@ __attribute__((section(".vectors"), used)) const vector_fn vectors[16u + SAME70_
 void Reset_Handler(void)
 {
     WDT_MR = WDT_MR_WDDIS;
-    RSWDT_MR = RSWDT_MR_WDDIS; /* off at reset already; written so it stays off */
+    /* off at reset already; written so it stays off. Bits 16..27 "must always be written with
+     * 0xFFF" (DS60001527 RSWDT_MR, SAME70_DFP rswdt.h ALLONES): written as the data sheet says,
+     * although ASF and Harmony write WDDIS alone (the register is write-once and the field has
+     * no other documented meaning, so the documented value is the one to commit to). */
+    RSWDT_MR = RSWDT_MR_WDDIS | RSWDT_MR_ALLONES;
     SCB_VTOR = (uint32_t)(uintptr_t)vectors;
     cpu_dsb();
     cpu_isb();
