@@ -1,6 +1,6 @@
 /*
- * fw_app.h - the test application: console commands, the single test slot, and the hooks a
- * port's main loop calls.
+ * fw_app.h - the test application: the console's command table built from the registered
+ * modules (fw_module.h), the boot banner, and the hooks a port's main loop calls.
  */
 #ifndef FW_APP_H
 #define FW_APP_H
@@ -9,27 +9,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fw_module.h"
+#include "fw_test_slot.h" /* fw_test_running: a port's main loop idles only without a test */
+
 struct netif;
 struct fw_cmd;
 
 /**
- * Adds a port's own console commands (e.g. Wi-Fi control) after the built-in ones; call before
- * fw_app_init. The entries are copied (the strings and functions must stay valid). Returns false,
- * adding nothing, when the table (FW_APP_MAX_COMMANDS) would overflow or a name is already taken.
+ * Adds a port's module (e.g. Wi-Fi control, the link delay line): its commands join the table
+ * after the common ones, its poll and deadline join fw_app_poll and fw_app_poll_delay_us. Call
+ * before fw_app_init. The commands are copied (their strings and functions must stay valid), the
+ * module is kept by pointer when it has a poll. Returns false, adding nothing, when the command
+ * table (FW_APP_MAX_COMMANDS) or the poll table (FW_APP_MAX_PORT_POLLS) would overflow, a name is
+ * already taken, or a command has no function.
  */
+bool fw_app_add_module(const struct fw_module *module);
+
+/** fw_app_add_module for a module that is only commands. */
 bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count);
-
-/** A port module's periodic work, run by fw_app_poll; its deadline joins fw_app_poll_delay_us. */
-struct fw_poller {
-    void (*poll)(uint64_t now_us);
-    uint64_t (*next_deadline_us)(void); /* UINT64_MAX: nothing due */
-};
-
-/**
- * Adds a port module's poll (kept by pointer) to the application's; call before fw_app_init.
- * Returns false when FW_APP_MAX_POLLERS are registered already.
- */
-bool fw_app_add_poller(const struct fw_poller *poller);
 
 /** Starts the application once lwIP and the netif are up; prints the boot banner. */
 void fw_app_init(struct netif *netif);
@@ -42,18 +39,5 @@ void fw_app_poll(void);
 
 /** Microseconds until fw_app_poll must run again (UINT64_MAX: no deadline). */
 uint64_t fw_app_poll_delay_us(void);
-
-/* ---- Test slots: what runs at once ------------------------------------------------------ */
-
-/**
- * Claims a test slot `name` (e.g. "iperf-client") of `group` (e.g. "iperf"). Tests of one group
- * may run together under different names (an iperf server and client: both directions at once);
- * anything else is refused with "ERR <cmd> busy: <running> running".
- */
-bool fw_test_claim(const char *cmd, const char *name, const char *group);
-void fw_test_release(const char *name);
-
-/** True while any test holds a slot. */
-bool fw_test_running(void);
 
 #endif /* FW_APP_H */

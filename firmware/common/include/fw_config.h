@@ -74,8 +74,11 @@
 #define FW_CONSOLE_LINE_MAX 256 /* bytes of one command line, terminator excluded */
 #define FW_CONSOLE_MAX_ARGS 24  /* tokens of one command line, command name included */
 #define FW_OUT_LINE_MAX 512     /* longest single formatted output chunk */
-#define FW_APP_MAX_COMMANDS 16  /* console commands: the built-in ones plus a port's own */
-#define FW_APP_MAX_POLLERS 4    /* a port's modules with periodic work (e.g. the link delay line) */
+#define FW_APP_MAX_COMMANDS 16  /* console commands: the common modules' plus a port's own */
+#define FW_APP_MAX_PORT_POLLS 4 /* a port's modules with periodic work (e.g. the link delay line) */
+
+/* ---- Tests at once -------------------------------------------------------------------------- */
+#define FW_TEST_SLOTS 2 /* an iperf server and client together (both directions); any other test alone */
 
 /* ---- link delay line (test equipment: a known bandwidth-delay product) ----------------------- */
 #define FW_LINK_DELAY_SLOTS 32    /* frames held at once: a 16 x MSS window twice over, half the smallest

@@ -1,22 +1,18 @@
 /*
- * iperf.h - iperf 2 client and server, TCP and UDP, on lwIP's raw API (NO_SYS=1).
- * One test at a time; each ends with exactly one "RESULT iperf ..." line.
+ * iperf.h - the `iperf` console command: iperf 2 client and server, TCP and UDP, on lwIP's raw
+ * API (NO_SYS=1). One server and one client may run at once (both directions); each test ends
+ * with exactly one "RESULT iperf ..." line.
+ *
+ * iperf_console.c parses the command (iperf_cmd.c), starts one of the four engines
+ * (iperf_engine.h: iperf_tcp_client.c, iperf_tcp_server.c, iperf_udp_client.c,
+ * iperf_udp_server.c) and prints every line from their events and results.
  */
 #ifndef IPERF_H
 #define IPERF_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "fw_module.h"
 
-#include "iperf_cmd.h"
-
-/** The console command: parses argv and starts or aborts a test. */
-void iperf_command(int argc, char **argv);
-
-/** Runs due work at now_us. */
-void iperf_poll(uint64_t now_us);
-
-/** Absolute time (us) of the next due work, UINT64_MAX if none. */
-uint64_t iperf_next_deadline_us(void);
+/** The `iperf` command with its poll and deadline (fw_modules.c). */
+extern const struct fw_module iperf_module;
 
 #endif /* IPERF_H */

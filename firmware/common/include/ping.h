@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fw_module.h"
+
 struct ping_config {
     bool abort;
     uint32_t target; /* host order */
@@ -26,8 +28,7 @@ struct ping_config {
 
 bool ping_cmd_parse(int argc, char **argv, struct ping_config *cfg, char *err, unsigned err_size);
 
-void ping_command(int argc, char **argv);
-void ping_poll(uint64_t now_us);
-uint64_t ping_next_deadline_us(void);
+/** The `ping` command with its poll and deadline (fw_modules.c). */
+extern const struct fw_module ping_module;
 
 #endif /* PING_H */

@@ -10,10 +10,9 @@
 #ifndef STREAM_H
 #define STREAM_H
 
-#include <stdint.h>
+#include "fw_module.h"
 
-void stream_command(int argc, char **argv);
-void stream_poll(uint64_t now_us);
-uint64_t stream_next_deadline_us(void);
+/** The `stream` command with its poll and deadline (fw_modules.c). */
+extern const struct fw_module stream_module;
 
 #endif /* STREAM_H */

@@ -5,65 +5,17 @@
 
 #include "fw_config.h"
 #include "fw_console.h"
+#include "fw_module.h"
 #include "fw_out.h"
 #include "fw_platform.h"
 #include "fw_stack_info.h"
-#include "fw_stats.h"
+#include "fw_test_slot.h"
 #include "fw_version.h"
-#include "iperf.h"
 #include "lwip/netif.h"
 #include "lwip/init.h"
 #include "lwip/opt.h"
-#include "ping.h"
-#include "stream.h"
 
 static struct netif *app_netif;
-#define TEST_SLOTS 2
-
-static struct {
-    const char *name;
-    const char *group;
-} slots[TEST_SLOTS];
-
-bool fw_test_claim(const char *cmd, const char *name, const char *group)
-{
-    int free_slot = -1;
-    for (int i = 0; i < TEST_SLOTS; i++) {
-        if (slots[i].name == NULL) {
-            free_slot = free_slot < 0 ? i : free_slot;
-        } else if (strcmp(slots[i].group, group) != 0 || strcmp(slots[i].name, name) == 0) {
-            fw_err(cmd, "busy: %s running (abort it with %s -a)", slots[i].name, slots[i].group);
-            return false;
-        }
-    }
-    if (free_slot < 0) {
-        fw_err(cmd, "busy: %s and %s running", slots[0].name, slots[1].name);
-        return false;
-    }
-    slots[free_slot].name = name;
-    slots[free_slot].group = group;
-    return true;
-}
-
-void fw_test_release(const char *name)
-{
-    for (int i = 0; i < TEST_SLOTS; i++) {
-        if (slots[i].name != NULL && strcmp(slots[i].name, name) == 0) {
-            slots[i].name = NULL;
-            slots[i].group = NULL;
-        }
-    }
-}
-
-bool fw_test_running(void)
-{
-    for (int i = 0; i < TEST_SLOTS; i++) {
-        if (slots[i].name != NULL) {
-            return true;
-        }
-    }
-    return false;
-}
 
 /* The identity and stack configuration, as key=value pairs (banner and version). */
 static void print_identity_fields(void)
@@ -120,109 +72,116 @@ static void cmd_version(int argc, char **argv)
     fw_printf("\r\n");
 }
 
-static void cmd_stats(int argc, char **argv)
-{
-    if (argc == 2 && strcmp(argv[1], "reset") == 0) {
-        fw_stats_reset();
-        fw_printf("RESULT stats action=reset\r\n");
-        return;
-    }
-    if (argc > 1) {
-        fw_err("stats", "usage: stats [reset]");
-        return;
-    }
-    fw_stats_print();
-}
-
-static void cmd_restart(int argc, char **argv)
-{
-    (void)argv;
-    if (argc > 1) {
-        fw_err("restart", "takes no arguments");
-        return;
-    }
-    fw_printf("RESULT restart status=restarting\r\n");
-    fw_platform_restart();
-}
-
-static const struct fw_cmd builtin_commands[] = {
+/* The application's own commands, first in the table; the common modules follow (fw_modules.c). */
+static const struct fw_cmd app_cmds[] = {
     {"help", "", "list the commands", cmd_help},
     {"version", "", "print firmware name, version, target, stack configuration, IP and MAC", cmd_version},
-    {"iperf", "-s | -c IP [-u] [-p port] [-t s | -n bytes] [-l len] [-b bw[kKmMgG]] [-i s] [-S tos] | -a",
-     "iperf 2 client/server (TCP, UDP); -a/--abort stops the running test", iperf_command},
-    {"ping", "IP [-c count] [-i s] [-s size] [-W s] [-q] | -a", "ICMP echo; -i 0 sends on each reply, -q prints only the result",
-     ping_command},
-    {"stream", "add tx ID IP PORT SIZE BURST PERIOD_MS GAP_US | add rx ID PORT SIZE BURST PERIOD_MS THRESHOLD_MS | start S | clear | -a",
-     "bursty multi-stream UDP: configure streams, run them, report per-stream counts and lost bursts", stream_command},
-    {"stats", "[reset]", "lwIP counters: link/IP/ICMP/UDP/TCP, heap and pools with high-water marks", cmd_stats},
-    {"restart", "", "reboot the device", cmd_restart},
 };
+#define APP_CMD_COUNT (sizeof app_cmds / sizeof app_cmds[0])
 
-#define BUILTIN_COUNT (sizeof builtin_commands / sizeof builtin_commands[0])
-_Static_assert(BUILTIN_COUNT < FW_APP_MAX_COMMANDS, "FW_APP_MAX_COMMANDS leaves no room for a port's commands");
-
-/* The port's commands (fw_app_add_commands) and the table the console uses: built-ins first. */
-static struct fw_cmd port_commands[FW_APP_MAX_COMMANDS - BUILTIN_COUNT];
+/* The ports' modules: commands copied, modules with a poll kept by pointer. */
+static struct fw_cmd port_commands[FW_APP_MAX_COMMANDS];
 static size_t port_command_count;
-static struct fw_cmd commands[FW_APP_MAX_COMMANDS];
+static const struct fw_module *port_polls[FW_APP_MAX_PORT_POLLS];
+static size_t port_poll_count;
 
-static bool command_known(const char *name)
+/* The console's table: the application's, the common modules', the ports' commands. */
+static struct fw_cmd commands[FW_APP_MAX_COMMANDS];
+static size_t command_count;
+
+static bool name_in(const struct fw_cmd *cmds, size_t n, const char *name)
 {
-    for (size_t i = 0; i < BUILTIN_COUNT; i++) {
-        if (strcmp(builtin_commands[i].name, name) == 0) {
-            return true;
-        }
-    }
-    for (size_t i = 0; i < port_command_count; i++) {
-        if (strcmp(port_commands[i].name, name) == 0) {
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(cmds[i].name, name) == 0) {
             return true;
         }
     }
     return false;
 }
 
-bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count)
+static bool command_known(const char *name)
+{
+    if (name_in(app_cmds, APP_CMD_COUNT, name) || name_in(port_commands, port_command_count, name)) {
+        return true;
+    }
+    for (size_t m = 0; m < fw_common_module_count; m++) {
+        if (name_in(fw_common_modules[m]->cmds, fw_common_modules[m]->cmd_count, name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static size_t common_command_count(void)
+{
+    size_t n = APP_CMD_COUNT;
+    for (size_t m = 0; m < fw_common_module_count; m++) {
+        n += fw_common_modules[m]->cmd_count;
+    }
+    return n;
+}
+
+static bool commands_fit(const struct fw_cmd *cmds, size_t count)
 {
     if (count == 0) {
         return true;
     }
-    if (cmds == NULL || count > sizeof port_commands / sizeof port_commands[0] - port_command_count) {
+    if (cmds == NULL || count > FW_APP_MAX_COMMANDS - common_command_count() - port_command_count) {
         return false;
     }
     for (size_t i = 0; i < count; i++) {
-        if (cmds[i].name == NULL || cmds[i].fn == NULL || command_known(cmds[i].name)) {
+        if (cmds[i].name == NULL || cmds[i].fn == NULL || command_known(cmds[i].name) ||
+            name_in(cmds, i, cmds[i].name)) {
             return false;
         }
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(cmds[i].name, cmds[j].name) == 0) {
-                return false;
-            }
-        }
     }
-    memcpy(&port_commands[port_command_count], cmds, count * sizeof cmds[0]);
-    port_command_count += count;
     return true;
 }
 
-static const struct fw_poller *pollers[FW_APP_MAX_POLLERS];
-static size_t poller_count;
-
-bool fw_app_add_poller(const struct fw_poller *poller)
+bool fw_app_add_module(const struct fw_module *module)
 {
-    if (poller == NULL || poller->poll == NULL || poller->next_deadline_us == NULL || poller_count == FW_APP_MAX_POLLERS) {
+    if (module == NULL || !commands_fit(module->cmds, module->cmd_count)) {
         return false;
     }
-    pollers[poller_count++] = poller;
+    if (module->poll != NULL && (module->next_deadline_us == NULL || port_poll_count == FW_APP_MAX_PORT_POLLS)) {
+        return false;
+    }
+    if (module->cmd_count > 0) {
+        memcpy(&port_commands[port_command_count], module->cmds, module->cmd_count * sizeof module->cmds[0]);
+        port_command_count += module->cmd_count;
+    }
+    if (module->poll != NULL) {
+        port_polls[port_poll_count++] = module;
+    }
     return true;
+}
+
+bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count)
+{
+    const struct fw_module module = {cmds, count, NULL, NULL};
+    return fw_app_add_module(&module);
+}
+
+static void table_append(const struct fw_cmd *cmds, size_t n)
+{
+    if (n > FW_APP_MAX_COMMANDS - command_count) {
+        n = FW_APP_MAX_COMMANDS - command_count; /* the common modules alone overflow (help shows it) */
+    }
+    memcpy(&commands[command_count], cmds, n * sizeof cmds[0]);
+    command_count += n;
 }
 
 void fw_app_init(struct netif *netif)
 {
     app_netif = netif;
-    memset(slots, 0, sizeof slots);
-    memcpy(commands, builtin_commands, sizeof builtin_commands);
-    memcpy(&commands[BUILTIN_COUNT], port_commands, port_command_count * sizeof port_commands[0]);
-    fw_console_init(commands, BUILTIN_COUNT + port_command_count);
+    fw_test_slots_reset();
+    command_count = 0;
+    table_append(app_cmds, APP_CMD_COUNT);
+    for (size_t m = 0; m < fw_common_module_count; m++) {
+        table_append(fw_common_modules[m]->cmds, fw_common_modules[m]->cmd_count);
+    }
+    table_append(port_commands, port_command_count);
+    fw_console_init(commands, command_count);
     print_banner_text();
     fw_printf("BOOT ");
     print_identity_fields();
@@ -234,32 +193,31 @@ void fw_app_console_input(const char *data, size_t len)
     fw_console_feed(data, len);
 }
 
+/* Every module with periodic work: the common ones in order, then the ports'. */
+static const struct fw_module *polled_module(size_t i)
+{
+    return i < fw_common_module_count ? fw_common_modules[i] : port_polls[i - fw_common_module_count];
+}
+
 void fw_app_poll(void)
 {
     uint64_t now = fw_platform_time_us();
-    iperf_poll(now);
-    ping_poll(now);
-    stream_poll(now);
-    for (size_t i = 0; i < poller_count; i++) {
-        pollers[i]->poll(now);
+    for (size_t i = 0; i < fw_common_module_count + port_poll_count; i++) {
+        const struct fw_module *m = polled_module(i);
+        if (m->poll != NULL) {
+            m->poll(now);
+        }
     }
 }
 
 uint64_t fw_app_poll_delay_us(void)
 {
-    uint64_t next = iperf_next_deadline_us();
-    uint64_t p = ping_next_deadline_us();
-    if (p < next) {
-        next = p;
-    }
-    p = stream_next_deadline_us();
-    if (p < next) {
-        next = p;
-    }
-    for (size_t i = 0; i < poller_count; i++) {
-        p = pollers[i]->next_deadline_us();
-        if (p < next) {
-            next = p;
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < fw_common_module_count + port_poll_count; i++) {
+        const struct fw_module *m = polled_module(i);
+        if (m->next_deadline_us != NULL) {
+            uint64_t t = m->next_deadline_us();
+            next = t < next ? t : next;
         }
     }
     if (next == UINT64_MAX) {

@@ -113,14 +113,14 @@ static const struct fw_cmd link_delay_commands[] = {
     {"linkdelay", "[MS]", "hold every received frame MS ms before the stack sees it (0: off); no MS: show", cmd_linkdelay},
 };
 
-static const struct fw_poller link_delay_poller = {link_delay_poll, link_delay_next_deadline_us};
+static const struct fw_module link_delay_module = {link_delay_commands, sizeof link_delay_commands / sizeof link_delay_commands[0], link_delay_poll, link_delay_next_deadline_us};
 
 bool link_delay_install(struct netif *netif)
 {
     if (line.netif != NULL || netif == NULL || netif->input == NULL) {
         return false;
     }
-    if (!fw_app_add_commands(link_delay_commands, 1) || !fw_app_add_poller(&link_delay_poller)) {
+    if (!fw_app_add_module(&link_delay_module)) {
         return false;
     }
     memset(&line, 0, sizeof line);

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fw_app.h"
 #include "fw_config.h"
 #include "fw_out.h"
 #include "fw_parse.h"
 #include "fw_platform.h"
+#include "fw_test_slot.h"
 #include "lwip/icmp.h"
 #include "lwip/inet_chksum.h"
 #include "lwip/ip4.h"
@@ -192,7 +192,7 @@ static void ping_send(uint64_t now)
     pbuf_free(p);
 }
 
-void ping_command(int argc, char **argv)
+static void ping_command(int argc, char **argv)
 {
     struct ping_config cfg;
     char err[96];
@@ -238,7 +238,7 @@ static bool all_answered(void)
     return true;
 }
 
-void ping_poll(uint64_t now)
+static void ping_poll(uint64_t now)
 {
     if (!pg.active) {
         return;
@@ -265,7 +265,7 @@ void ping_poll(uint64_t now)
     }
 }
 
-uint64_t ping_next_deadline_us(void)
+static uint64_t ping_next_deadline_us(void)
 {
     if (!pg.active) {
         return UINT64_MAX;
@@ -275,3 +275,10 @@ uint64_t ping_next_deadline_us(void)
     }
     return pg.last_send_us + (uint64_t)pg.cfg.timeout_ms * 1000u;
 }
+
+static const struct fw_cmd ping_cmds[] = {
+    {"ping", "IP [-c count] [-i s] [-s size] [-W s] [-q] | -a", "ICMP echo; -i 0 sends on each reply, -q prints only the result",
+     ping_command},
+};
+
+const struct fw_module ping_module = {ping_cmds, sizeof ping_cmds / sizeof ping_cmds[0], ping_poll, ping_next_deadline_us};

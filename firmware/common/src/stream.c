@@ -5,11 +5,11 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "fw_app.h"
 #include "fw_config.h"
 #include "fw_out.h"
 #include "fw_parse.h"
 #include "fw_platform.h"
+#include "fw_test_slot.h"
 #include "lwip/pbuf.h"
 #include "lwip/udp.h"
 #include "stream_wire.h"
@@ -266,7 +266,7 @@ static void cmd_start(int argc, char **argv)
     fw_printf("stream: %u streams running for %" PRIu32 " ms\r\n", n, ms);
 }
 
-void stream_command(int argc, char **argv)
+static void stream_command(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "add") == 0) {
         cmd_add(argc, argv);
@@ -308,7 +308,7 @@ static void send_one(struct stream *s, uint64_t now)
     s->seq++;
 }
 
-void stream_poll(uint64_t now)
+static void stream_poll(uint64_t now)
 {
     if (!st.running) {
         return;
@@ -337,7 +337,7 @@ void stream_poll(uint64_t now)
     }
 }
 
-uint64_t stream_next_deadline_us(void)
+static uint64_t stream_next_deadline_us(void)
 {
     if (!st.running) {
         return UINT64_MAX;
@@ -351,3 +351,10 @@ uint64_t stream_next_deadline_us(void)
     }
     return next;
 }
+
+static const struct fw_cmd stream_cmds[] = {
+    {"stream", "add tx ID IP PORT SIZE BURST PERIOD_MS GAP_US | add rx ID PORT SIZE BURST PERIOD_MS THRESHOLD_MS | start S | clear | -a",
+     "bursty multi-stream UDP: configure streams, run them, report per-stream counts and lost bursts", stream_command},
+};
+
+const struct fw_module stream_module = {stream_cmds, sizeof stream_cmds / sizeof stream_cmds[0], stream_poll, stream_next_deadline_us};

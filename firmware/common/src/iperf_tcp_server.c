@@ -1,0 +1,128 @@
+/* iperf TCP server: listens on -p, takes one connection and counts what it receives until the
+ * client closes (or -t ends the wait or the test). */
+#include "iperf_engine.h"
+
+#include "fw_platform.h"
+#include "lwip/pbuf.h"
+#include "lwip/tcp.h"
+
+enum state { IDLE, LISTEN_WAIT, RUNNING };
+
+static struct {
+    struct iperf_run run;
+    enum state state;
+    struct tcp_pcb *listen_pcb;
+    struct tcp_pcb *pcb;
+    struct tcp_pcb *closing_pcb; /* a close that lwIP could not do yet (outlives the test) */
+    uint64_t deadline_us;        /* -t: end of the wait or the test; 0 = none */
+} sv;
+
+static void finish(const char *status)
+{
+    iperf_tcp_close(&sv.pcb, &sv.closing_pcb);
+    iperf_tcp_close(&sv.listen_pcb, &sv.closing_pcb);
+    sv.state = IDLE;
+    iperf_run_finish(&sv.run, status);
+}
+
+static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+    (void)arg;
+    (void)err;
+    if (p == NULL) {
+        sv.run.result.end_us = fw_platform_time_us();
+        finish("ok");
+        return ERR_OK;
+    }
+    sv.run.result.bytes += p->tot_len;
+    tcp_recved(pcb, p->tot_len);
+    pbuf_free(p);
+    return ERR_OK;
+}
+
+static void on_err(void *arg, err_t err)
+{
+    (void)arg;
+    sv.pcb = NULL; /* already freed by lwIP */
+    if (sv.state == IDLE) {
+        return;
+    }
+    sv.run.result.end_us = fw_platform_time_us();
+    finish(err == ERR_RST ? "reset" : "error");
+}
+
+static err_t on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
+{
+    (void)arg;
+    if (err != ERR_OK || newpcb == NULL) {
+        return ERR_VAL;
+    }
+    if (sv.state != LISTEN_WAIT) {
+        tcp_abort(newpcb); /* one session per test */
+        return ERR_ABRT;
+    }
+    sv.pcb = newpcb;
+    ip_addr_copy(sv.run.result.peer, newpcb->remote_ip);
+    sv.run.result.peer_port = newpcb->remote_port;
+    newpcb->tos = sv.run.cfg.tos;
+    tcp_arg(newpcb, NULL);
+    tcp_recv(newpcb, on_recv);
+    tcp_err(newpcb, on_err);
+    sv.state = RUNNING;
+    iperf_run_started(&sv.run, fw_platform_time_us());
+    return ERR_OK;
+}
+
+static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_fn on_event, void *ctx)
+{
+    iperf_run_begin(&sv.run, cfg, on_event, ctx);
+    sv.deadline_us = cfg->duration_ms ? fw_platform_time_us() + (uint64_t)cfg->duration_ms * 1000u : 0;
+    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+    ip_addr_t bind_addr;
+    ip_addr_set_ip4_u32(&bind_addr, lwip_htonl(cfg->bind_ip));
+    if (pcb == NULL) {
+        return IPERF_START_NO_TCP_PCB;
+    }
+    if (tcp_bind(pcb, &bind_addr, cfg->port) != ERR_OK) {
+        tcp_close(pcb);
+        return IPERF_START_BIND_FAILED;
+    }
+    sv.listen_pcb = tcp_listen_with_backlog(pcb, 1);
+    if (sv.listen_pcb == NULL) {
+        tcp_close(pcb);
+        return IPERF_START_LISTEN_FAILED;
+    }
+    tcp_arg(sv.listen_pcb, NULL);
+    tcp_accept(sv.listen_pcb, on_accept);
+    sv.state = LISTEN_WAIT;
+    iperf_run_event(&sv.run, IPERF_EVENT_LISTENING);
+    return IPERF_START_OK;
+}
+
+static void poll(uint64_t now)
+{
+    iperf_tcp_retry_close(&sv.closing_pcb);
+    if (sv.state != IDLE && sv.deadline_us && now >= sv.deadline_us) {
+        sv.run.result.end_us = now;
+        finish(sv.state == LISTEN_WAIT ? "timeout" : "time_limit");
+    }
+}
+
+static uint64_t next_deadline_us(void)
+{
+    uint64_t next = sv.closing_pcb != NULL ? 1 : UINT64_MAX;
+    return sv.state != IDLE ? iperf_earlier(next, sv.deadline_us) : next;
+}
+
+static void abort_test(void)
+{
+    iperf_tcp_abort(&sv.pcb);
+    finish("aborted");
+}
+
+static const struct iperf_result *progress(void)
+{
+    return &sv.run.result;
+}
+
+const struct iperf_engine iperf_tcp_server = {start, poll, next_deadline_us, abort_test, progress};
