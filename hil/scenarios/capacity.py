@@ -11,10 +11,16 @@ How it narrows:
   one number puts the upper bound right at the capacity after the first trial.
 * Where to try next. Above its capacity a path loses a part of the excess it is offered:
   lost rate `e(r) = sent x loss` grows about linearly with the offered rate (slope 1 for a hard
-  rate limit, less for a small buffer that drops part of each burst). The line through the two
-  lowest failing trials (or, with one, slope 1) gives an estimate of where the loss meets the
-  target; the next trial is just below that estimate, or, once a pass sits just below it, one
-  goal-width above the pass. Without a usable estimate the search bisects.
+  rate limit, less for a small buffer that drops part of each burst). The line through the
+  lowest failing trial and the highest one that lost more (the widest pair: measured losses are
+  noisy; trials of the next trial's length only, when there are such), or with one failing trial
+  slope 1, gives an estimate of where the loss meets the target; the next trial is just below
+  that estimate (and below the upper bound), or, once a pass sits just below it, one
+  goal-width above the pass. Each estimate that fails in a row widens the next step below the
+  upper bound fourfold (0.25 %, 1 %, 4 %, 16 % ...: a path whose loss hardly changes with the
+  rate is found in a few steps, not crawled down). Without a usable estimate, or once a pass
+  one goal-width above an estimate showed it too low with the interval still wide, the search
+  bisects.
 * When to stop. When `hi - lo <= max(goal_pct % of lo, floor_mbps)`.
 * Trial lengths. Trials are short (`short_trial_s`) while the search narrows, and full-length
   (`trial_s`) from the first confirmation on: a short trial that passes may owe it to the
@@ -24,6 +30,9 @@ How it narrows:
   full-length trial at that rate confirms it; when a full-length trial (after a failed
   confirmation) passes and meets the goal, it is that rate's confirmation. A confirmation that
   fails becomes an upper bound (with its received rate) and the search goes on below it.
+  With two trials left of `max_trials` the search confirms the highest rate that passed even
+  if the goal is not met (a path too noisy for it still gets a confirmed number; `goal_met`
+  tells).
 * Generator. Every trial checks the generator's achieved rate. A trial whose generator fell
   short is repeated once at the same rate and length (a busy host PC); if it falls short again
   and lost more than the target at the rate it did send, that rate is an upper bound (the path
@@ -107,6 +116,8 @@ def search(
     failures: list[Trial] = []
     full_length = False  # from the first confirmation on, every trial is full length
     full_pass_at_lo = False  # lo passed a full-length trial while the goal was met
+    misses = 0  # trials at an estimate that failed, in a row
+    trust = True  # estimates from the lost rate (off once one proved too low)
 
     def width(at: float) -> float:
         return max(goal_pct / 100.0 * at, floor_mbps)
@@ -147,7 +158,7 @@ def search(
             return None
         x1, e1 = pts[0]
         slope = 1.0
-        for x2, e2 in pts[1:]:
+        for x2, e2 in reversed(pts[1:]):  # the widest pair: measured losses are noisy
             if x2 > x1 * 1.001 and e2 > e1:
                 slope = min(1.0, (e2 - e1) / (x2 - x1))
                 break
@@ -160,7 +171,8 @@ def search(
     if first is None:
         return _finish(result, lo, hi)
     while len(result.trials) < max_trials:
-        if lo > 0 and hi - lo <= width(lo):
+        running_out = len(result.trials) >= max_trials - 2  # the last two trials confirm what passed
+        if lo > 0 and (hi - lo <= width(lo) or running_out):
             if full_pass_at_lo:
                 result.rate_mbps, result.confirmed = lo, True
                 break
@@ -170,15 +182,22 @@ def search(
             if t is None:
                 break
             full_pass_at_lo = t.passed and lo == confirm_at
+            if full_pass_at_lo and len(result.trials) >= max_trials:
+                result.rate_mbps, result.confirmed = lo, True
             continue
         duration = trial_s if full_length else short
-        guess = estimate(duration)
+        guess = estimate(duration) if trust else None
         w = width(lo if lo > 0 else (guess or hi))
-        probe = guess * (1 - goal_pct / 200.0) if guess is not None else None
-        if probe is not None and lo + w / 4 < probe < hi:
+        probe = min(guess, hi) * (1 - goal_pct / 200.0) if guess is not None else None
+        if probe is not None and misses:  # estimates that failed in a row: widen the step down
+            probe = min(probe, hi * (1 - goal_pct / 200.0 * 4**misses))
+        probing = probe is not None and lo + w / 4 < probe < hi
+        stepping_above = False
+        if probe is not None and probing:
             rate = probe  # just below where the loss should meet the target
-        elif probe is not None and probe - w / 4 <= lo <= guess and lo + 0.9 * w < hi:
+        elif guess is not None and probe is not None and probe - w / 4 <= lo <= guess and lo + 0.9 * w < hi:
             rate = lo + 0.9 * w  # the pass just below the estimate: one goal-width above it
+            stepping_above = True
         else:
             rate = (lo + hi) / 2  # no usable estimate: bisect
         rate = round(rate, 4)
@@ -187,6 +206,9 @@ def search(
         t = run(rate, duration)
         if t is None:
             break
+        misses = misses + 1 if probing and not t.passed else 0
+        if stepping_above and t.passed and hi - lo > width(lo):
+            trust = False  # the estimate was too low and more is open above: bisect from here on
         full_pass_at_lo = full_length and t.passed and lo == rate and hi - lo <= width(lo)
     if full_pass_at_lo and not result.confirmed and hi - lo <= width(lo):  # the last trial allowed confirmed it
         result.rate_mbps, result.confirmed = lo, True
@@ -196,3 +218,10 @@ def search(
 def _finish(result: SearchResult, lo: float, hi: float) -> SearchResult:
     result.lo_mbps, result.hi_mbps = lo, hi
     return result
+
+
+def goal_met(result: SearchResult, goal_pct: float = GOAL_PCT, floor_mbps: float = FLOOR_MBPS) -> bool:
+    """Whether the confirmed rate is within the goal of the upper bound (a search that ran out
+    of trials confirms what passed, with a wider interval)."""
+    lo, hi = result.lo_mbps, result.hi_mbps
+    return result.confirmed and hi - lo <= max(goal_pct / 100.0 * lo, floor_mbps) + 1e-9

@@ -15,7 +15,7 @@ import pytest
 
 from fixtures.bench import HilContext
 from hil.results.recorder import make_record
-from hil.scenarios.capacity import SearchResult, Trial, search
+from hil.scenarios.capacity import SearchResult, Trial, goal_met, search
 from hil.scenarios.charts import search_chart, sweep_chart
 from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.stats import summarize
@@ -25,9 +25,12 @@ from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficSpec, run_traffic
 pytestmark = [pytest.mark.hil, pytest.mark.capacity]
 
 DEFAULT_LOSS_TARGET_PCT = 0.1
-# The models of tests/support/capacity_models.py need at most 6 trials (benchmarks/capacity_search.py);
-# the cap leaves room for a generator repeat and a confirmation that noise fails.
-MAX_TRIALS = 8
+# The model paths of tests/support/capacity_models.py need at most 6 trials
+# (benchmarks/capacity_search.py). A real path can be noisier than any of them: on a busy 2-core
+# host at 64/100-byte datagrams (full profile) the loss wandered between 0.1 and 3 % from trial
+# to trial and the generator fell short now and then (each repeat a trial), and 8 trials ended
+# without a confirmed rate. The cap is a safety net, not the target.
+MAX_TRIALS = 12
 
 
 def trials_table(res: SearchResult) -> str:
@@ -43,8 +46,9 @@ def trials_table(res: SearchResult) -> str:
             f"{t.loss_pct:8.4f} {verdict:17s} {t.lo_mbps:9.3f} {t.hi_mbps:9.3f}"
         )
     found = "none" if res.rate_mbps is None else f"{res.rate_mbps:.3f} Mbit/s"
+    goal = "" if goal_met(res) or not res.confirmed else f", goal of 0.5 % not met: up to {res.hi_mbps:.3f}"
     lines.append(
-        f"found {found} ({'confirmed' if res.confirmed else 'not confirmed'}"
+        f"found {found} ({'confirmed' if res.confirmed else 'not confirmed'}{goal}"
         f"{', generator-limited' if res.generator_limited else ''}) in {len(res.trials)} trials, "
         f"{res.total_trial_s:.1f} s of traffic"
     )
@@ -86,6 +90,8 @@ def test_udp_capacity_search(hil: HilContext, direction: str) -> None:
             trials=len(res.trials),
             trial_s=round(res.total_trial_s, 3),
             confirmed=res.confirmed,
+            goal_met=goal_met(res),
+            upper_bound_mbps=round(res.hi_mbps, 4),
             loss_target_pct=target,
             # offered, sent, received, loss %, length s, verdict, lo and hi after the trial
             trial_log=[

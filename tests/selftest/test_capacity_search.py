@@ -3,7 +3,7 @@ from dataclasses import replace
 
 import pytest
 
-from hil.scenarios.capacity import Trial, search, short_trial_s
+from hil.scenarios.capacity import Trial, goal_met, search, short_trial_s
 from hil.theory import udp_goodput_mbps
 from tests.support.capacity_models import (
     BitRateLimit,
@@ -34,6 +34,7 @@ def assert_found(model: Model, trial_s: float = TRIAL_S) -> None:
     error = 100 * (r.rate_mbps - capacity) / capacity
     assert abs(error) <= GOAL_PCT, f"{model}: found {r.rate_mbps:.4f} for {capacity:.4f} ({error:+.3f} %)"
     assert len(r.trials) <= MAX_TRIALS, f"{model}: {len(r.trials)} trials"
+    assert goal_met(r)
     last = r.trials[-1]
     assert last.passed and last.offered_mbps == r.rate_mbps and last.duration_s == trial_s  # confirmed at full length
     assert all(t.duration_s in (trial_s, short_trial_s(trial_s)) for t in r.trials)
@@ -176,3 +177,33 @@ def test_bad_arguments():
         search(m, 95.0, 0, 0.1)
     with pytest.raises(ValueError):
         search(m, 95.0, TRIAL_S, 100.0)
+
+
+def test_a_receiver_rate_below_the_datagram_count_does_not_send_the_search_to_half_the_rate():
+    """Seen on the virtual bench (500 B, full profile): the receiver's rate, taken over its own
+    slightly longer interval, read 86.05 where the datagram counts said 86.53 arrived; the
+    estimate then sat above the upper bound and the search bisected from zero."""
+    path = PacketRateLimit("pps", 500, pps=86.5e6 / (8 * 500), ring=0)
+
+    def slow_clock(offered: float, duration_s: float) -> Trial:
+        t = path(offered, duration_s)
+        return replace(t, received_mbps=0.995 * t.received_mbps)
+
+    r = search(slow_clock, path.line_mbps, TRIAL_S, 0.1)
+    capacity = path.capacity_mbps(TRIAL_S)
+    assert r.confirmed and r.rate_mbps is not None and len(r.trials) <= MAX_TRIALS
+    assert r.trials[1].offered_mbps > 0.98 * capacity  # the second trial right below the estimate
+    assert 0 < capacity - r.rate_mbps <= 0.01 * capacity  # 0.5 % of the rate + the clocks' 0.5 %
+
+
+def test_a_search_running_out_of_trials_confirms_what_passed():
+    """A path whose losses say nothing about where they start (0.2 % at any rate above 50):
+    with two trials left the search confirms the highest rate that passed, goal not met."""
+
+    def vague(offered: float, duration_s: float) -> Trial:
+        loss = 0.0 if offered <= 50.0 else 0.2
+        return Trial(offered, offered, offered * (1 - loss / 100), loss, False, loss <= 0.1)
+
+    r = search(vague, 95.64, TRIAL_S, 0.1, max_trials=8)
+    assert r.confirmed and r.rate_mbps is not None and r.rate_mbps <= 50.0 and len(r.trials) <= 8
+    assert not goal_met(r) and r.trials[-1].duration_s == TRIAL_S and r.trials[-1].offered_mbps == r.rate_mbps
