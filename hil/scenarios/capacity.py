@@ -18,15 +18,16 @@ How it narrows:
   that estimate (and below the upper bound), or, once a pass sits just below it, one
   goal-width above the pass. Each estimate that fails in a row widens the next step below the
   upper bound fourfold (0.25 %, 1 %, 4 %, 16 % ...: a path whose loss hardly changes with the
-  rate is found in a few steps, not crawled down). Without a usable estimate, or once a pass
+  rate is found in a few steps, not crawled down). Without a usable estimate (failing trials
+  that lost no more at higher rates say nothing of where the loss starts), or once a pass
   one goal-width above an estimate showed it too low with the interval still wide, the search
   bisects.
 * When to stop. When `hi - lo <= max(goal_pct % of lo, floor_mbps)`.
 * Trial lengths. Trials are short (`short_trial_s`) while the search narrows, and full-length
   (`trial_s`) from the first confirmation on: a short trial that passes may owe it to the
   device's buffers, one that fails would fail for longer too.
-* Confirmation. The answer is always a rate that passed a full-length trial after which the
-  bounds were within the goal. When the goal is met by a short trial's lower bound, a
+* Confirmation. The answer is always a rate that passed a full-length trial, normally one
+  after which the bounds were within the goal. When the goal is met by a short trial's lower bound, a
   full-length trial at that rate confirms it; when a full-length trial (after a failed
   confirmation) passes and meets the goal, it is that rate's confirmation. A confirmation that
   fails becomes an upper bound (with its received rate) and the search goes on below it.
@@ -162,6 +163,9 @@ def search(
             if x2 > x1 * 1.001 and e2 > e1:
                 slope = min(1.0, (e2 - e1) / (x2 - x1))
                 break
+        else:
+            if len(pts) > 1 and pts[-1][0] > x1 * 1.001:
+                return None  # lost no more at higher rates: the losses say nothing of where they start
         if slope <= target * 1.5:
             return None
         zero = x1 - e1 / slope  # where the lost rate would be nil
