@@ -1,10 +1,11 @@
 /*
- * fw_config.h - every static size of the test firmware, in one place.
+ * fw_config.h - every static size of the common test firmware, in one place (a board's own sizes:
+ * its board_config.h).
  *
  * Stack options that a build variant changes (MSS, window, send buffer) are given by the build
  * system as FW_TCP_MSS / FW_TCP_WND_MSS / FW_TCP_SND_BUF_MSS; the rest are fixed here and may be
  * overridden per port (a port defines the macro before this header is included, e.g. through
- * its compile definitions) when its RAM is smaller than the host's.
+ * its compile definitions or its board's board_config.h) when its RAM is smaller than the host's.
  */
 #ifndef FW_CONFIG_H
 #define FW_CONFIG_H
@@ -26,27 +27,11 @@
 #define FW_TCP_SND_BUF_MSS FW_TCP_WND_MSS
 #endif
 
-/* ---- Per-board sizes (a board with less RAM; defined before the defaults below) ----------- */
+/* ---- A board's own sizes (its drivers' rings; lwIP pools for a smaller RAM) ------------------
+ * kept in board_config.h in the board's directory, which its build puts on the include path along
+ * with FW_BOARD_<board> (same70/CMakeLists.txt); included before the defaults below. */
 #if defined(FW_BOARD_SAME70_XPLAINED)
-/* ATSAME70Q21B, 384 KB SRAM: 64 KB non-cacheable GMAC region (the rings below), >= 16 KB stack,
- * lwIP and the application in the rest (boards/same70-xplained/linker.ld). */
-#ifndef FW_MEM_SIZE
-#define FW_MEM_SIZE (64 * 1024)
-#endif
-#ifndef FW_PBUF_POOL_SIZE
-#define FW_PBUF_POOL_SIZE 64
-#endif
-#ifndef FW_MEMP_NUM_TCP_SEG
-#define FW_MEMP_NUM_TCP_SEG 128
-#endif
-#ifndef FW_MEMP_NUM_PBUF
-#define FW_MEMP_NUM_PBUF 128
-#endif
-#define FW_GMAC_RX_DESCS 32   /* receive descriptors, one buffer each: ~3.9 ms of full frames at 100 Mbit/s */
-#define FW_GMAC_TX_DESCS 8    /* transmit descriptors, one buffer each */
-#define FW_GMAC_BUF_SIZE 1536 /* one whole frame per buffer; a multiple of 64 (GMAC DCFGR.DRBS) */
-#define FW_USART_RX_RING 512  /* console receive ring (bytes, power of two) */
-#define FW_USART_TX_RING 4096 /* console transmit ring (bytes, power of two) */
+#include "board_config.h"
 #endif
 
 /* ---- lwIP memory ------------------------------------------------------------------------ */

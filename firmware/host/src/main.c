@@ -234,7 +234,7 @@ int main(int argc, char **argv)
     netif_set_default(&netif);
     netif_set_up(&netif);
     if (!link_delay_install(&netif)) {
-        fprintf(stderr, "hil-fw-host: no room for the link delay line (FW_APP_MAX_COMMANDS, FW_APP_MAX_POLLERS)\n");
+        fprintf(stderr, "hil-fw-host: no room for the link delay line (FW_APP_MAX_COMMANDS, FW_APP_MAX_PORT_POLLS)\n");
         return 1;
     }
     if (sim_ssid != NULL && !wifi_sim_init(&netif, sim_ssid, sim_psk)) {
