@@ -62,6 +62,8 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
         rec.jitter_ms = max(r.jitter_ms or 0.0 for r in runs)
         rec.generator_limited = any(r.generator_limited for r in runs)
         rec.extra["offered_mbps"] = point.spec.rate_mbps
+        if any(r.pc_receive_drops for r in runs):  # left out of the loss: the DUT delivered them
+            rec.extra["pc_receive_drops"] = [r.pc_receive_drops for r in runs]
     rec.extra["sender_mbps"] = [round(r.sender_mbps, 3) for r in runs]
     if point.spec.amount:
         rec.extra["bytes"] = [r.bytes for r in runs]

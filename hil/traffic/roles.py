@@ -20,6 +20,10 @@ from hil.errors import BenchError, DutError
 from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
 
 GENERATOR_TOLERANCE = 0.97  # a sender below 97 % of the requested rate is "generator-limited"
+# The PC's UDP servers ask for this receive buffer (iperf -w; the kernel caps it at
+# net.core.rmem_max): at the default 208 KB a PC server descheduled for 18 ms on a busy host drops
+# datagrams of a 95 Mbit/s stream in its own socket, which would count as the DUT's loss.
+PC_UDP_RCVBUF = "4M"
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,9 @@ class TrafficResult:
     bytes: int | None = None
     duration_s: float | None = None
     observed_mss: int | None = None  # MSS of the segments on the wire in the test's direction
+    # datagrams that reached the PC and were dropped by its own UDP socket buffers (a descheduled
+    # PC server): counted by iperf as lost, but the DUT delivered them, so loss_pct leaves them out
+    pc_receive_drops: int = 0
     raw: dict[str, str] = field(default_factory=dict)
 
 
@@ -125,6 +132,32 @@ def _dut_iperf_line(spec: TrafficSpec, server_ip: str | None) -> str:
     return " ".join(parts)
 
 
+def udp_receive_buffer_errors(netns_prefix: list[str]) -> int:
+    """The PC namespace's count of UDP datagrams dropped for a full socket receive buffer
+    (/proc/net/snmp Udp RcvbufErrors); 0 when it cannot be read."""
+    try:
+        text = subprocess.run([*netns_prefix, "cat", "/proc/net/snmp"], capture_output=True, text=True,
+                              timeout=10, check=False).stdout  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    return parse_udp_rcvbuf_errors(text)
+
+
+def parse_udp_rcvbuf_errors(snmp: str) -> int:
+    """Udp RcvbufErrors from /proc/net/snmp's text (0 when absent)."""
+    rows = [line.split() for line in snmp.splitlines() if line.startswith("Udp:")]
+    if len(rows) < 2 or "RcvbufErrors" not in rows[0]:
+        return 0
+    return int(rows[1][rows[0].index("RcvbufErrors")])
+
+
+def dut_loss_pct(r: TrafficResult) -> float:
+    """The receiver's loss less what the PC's own socket buffers dropped (never below 0)."""
+    if not r.datagrams:
+        return 0.0
+    return 100.0 * max(0, (r.lost or 0) - r.pc_receive_drops) / r.datagrams
+
+
 def _limited(sent_mbps: float, spec: TrafficSpec) -> bool:
     return spec.rate_mbps is not None and sent_mbps < GENERATOR_TOLERANCE * spec.rate_mbps
 
@@ -134,7 +167,9 @@ def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
     probe: _MssProbe | None = None
     if spec.direction == "dut_tx":
         log = pc.workdir / f"iperf2-server-{spec.case_id}.csv"
-        extra = (["-w", spec.pc_window] if spec.pc_window else []) + (["-M", str(spec.pc_mss)] if spec.pc_mss else [])
+        window = spec.pc_window or (PC_UDP_RCVBUF if spec.proto == "udp" else None)
+        extra = (["-w", window] if window else []) + (["-M", str(spec.pc_mss)] if spec.pc_mss else [])
+        drops_before = udp_receive_buffer_errors(pc.netns_prefix) if spec.proto == "udp" else 0
         with Iperf2Server(pc.netns_prefix, udp=spec.proto == "udp", port=spec.port, log_path=log, extra=extra) as srv:
             line = _dut_iperf_line(spec, pc.ip)
             dut.console.send(line)
@@ -183,10 +218,11 @@ def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
     if spec.proto == "udp":
         if spec.direction == "dut_tx":
             result.lost, result.datagrams, result.jitter_ms = record.lost, record.total, record.jitter_ms
+            result.pc_receive_drops = udp_receive_buffer_errors(pc.netns_prefix) - drops_before
         else:
             result.lost, result.datagrams = final.get_int("lost"), final.get_int("datagrams")
             result.jitter_ms = final.get_float("jitter_ms")
-        result.loss_pct = 100.0 * result.lost / result.datagrams if result.datagrams else 0.0
+        result.loss_pct = dut_loss_pct(result)
         result.generator_limited = _limited(result.sender_mbps, spec)
     return result
 
@@ -205,7 +241,9 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
     rx = TrafficSpec(proto, "dut_rx", duration_s, length=length, rate_mbps=rate_mbps, port=5002)
     timeout = duration_s * 2 + 30
     log = pc.workdir / f"iperf2-server-bidir-{proto}.csv"
-    with Iperf2Server(pc.netns_prefix, udp=proto == "udp", port=tx.port, log_path=log) as srv:
+    extra = ["-w", PC_UDP_RCVBUF] if proto == "udp" else []
+    drops_before = udp_receive_buffer_errors(pc.netns_prefix) if proto == "udp" else 0
+    with Iperf2Server(pc.netns_prefix, udp=proto == "udp", port=tx.port, log_path=log, extra=extra) as srv:
         dut.console.send(_dut_iperf_line(rx, None))
         dut.console.wait_text(r"server listening", timeout_s=10)
         args = Iperf2ClientArgs(host=dut.ip, port=rx.port, udp=proto == "udp", duration_s=duration_s,
@@ -233,7 +271,8 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
         out_tx.lost, out_tx.datagrams, out_tx.jitter_ms = record.lost, record.total, record.jitter_ms
         out_rx.lost, out_rx.datagrams = server.get_int("lost"), server.get_int("datagrams")
         out_rx.jitter_ms = server.get_float("jitter_ms")
+        out_tx.pc_receive_drops = udp_receive_buffer_errors(pc.netns_prefix) - drops_before
         for r in (out_tx, out_rx):
-            r.loss_pct = 100.0 * (r.lost or 0) / r.datagrams if r.datagrams else 0.0
+            r.loss_pct = dut_loss_pct(r)
             r.generator_limited = _limited(r.sender_mbps, r.spec)
     return BidirResult(out_tx, out_rx)

@@ -62,6 +62,8 @@ def test_baseline(hil: HilContext, proto: str, direction: str) -> None:
         rec.generator_limited = any(r.generator_limited for r in runs)
         rec.extra["offered_mbps"] = rate
         rec.extra["sender_mbps"] = [round(r.sender_mbps, 3) for r in runs]
+        if any(r.pc_receive_drops for r in runs):  # left out of the loss: the DUT delivered them
+            rec.extra["pc_receive_drops"] = [r.pc_receive_drops for r in runs]
     rec.threshold = {k: v for k, v in limits.model_dump().items() if v is not None}
     hil.recorder.record(rec, start, time.time())  # every number is recorded before any check
     loss = f", loss {rec.loss_pct:.3f} %" if rec.loss_pct is not None else ""

@@ -45,6 +45,8 @@ def test_bidirectional(hil: HilContext, proto: str) -> None:
             rec.loss_pct = max(x.loss_pct or 0.0 for x in results)
             rec.generator_limited = any(x.generator_limited for x in results)
             rec.extra["offered_mbps"] = rate
+            if any(x.pc_receive_drops for x in results):  # left out of the loss: the DUT delivered them
+                rec.extra["pc_receive_drops"] = [x.pc_receive_drops for x in results]
         rec.extra["sender_mbps"] = [round(x.sender_mbps, 3) for x in results]
         hil.recorder.record(rec, start, time.time())
         records.append(rec)

@@ -2,6 +2,7 @@ import pytest
 
 from hil.errors import BenchError
 from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, parse_csv_records, run_client, summary_record
+from hil.traffic.roles import TrafficResult, TrafficSpec, dut_loss_pct, parse_udp_rcvbuf_errors
 
 pytestmark = pytest.mark.selftest
 
@@ -58,3 +59,22 @@ def test_congestion_control_the_host_refuses_is_a_bench_error(tmp_path):
         args = Iperf2ClientArgs(host="127.0.0.1", port=5298, duration_s=0.5, congestion="nosuch")
         with pytest.raises(BenchError, match=r"the PC's TCP congestion control 'nosuch' could not be set \(No such"):
             run_client([], args, timeout_s=20)
+
+
+SNMP = """Ip: Forwarding DefaultTTL InReceives
+Ip: 2 64 100
+Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors
+Udp: 9000 0 37 12 37 0 0 0 0
+UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors
+UdpLite: 0 0 0 0 5 0 0 0 0
+"""
+
+
+def test_pc_socket_drops_are_read_and_left_out_of_the_dut_loss() -> None:
+    assert parse_udp_rcvbuf_errors(SNMP) == 37  # Udp's, not UdpLite's
+    assert parse_udp_rcvbuf_errors("Ip: Forwarding\nIp: 2\n") == 0
+    spec = TrafficSpec("udp", "dut_tx", 1.0, rate_mbps=10)
+    r = TrafficResult(spec, receiver_mbps=9.9, sender_mbps=10.0, lost=50, datagrams=10_000, pc_receive_drops=37)
+    assert dut_loss_pct(r) == pytest.approx(0.13)  # 13 of 10,000 lost by the link and the DUT
+    r.pc_receive_drops = 80  # more dropped at the PC than iperf counted lost (reordering): never negative
+    assert dut_loss_pct(r) == 0.0

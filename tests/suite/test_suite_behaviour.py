@@ -48,7 +48,8 @@ def allure_results(results: Path) -> dict[str, dict]:
 
 
 def iperf_processes() -> set[str]:
-    out = subprocess.run(["pgrep", "-a", "iperf"], capture_output=True, text=True, check=False).stdout
+    # exact names: a process whose name only contains "iperf" (a fuzz target) is not a leftover
+    out = subprocess.run(["pgrep", "-a", "-x", "iperf|iperf3"], capture_output=True, text=True, check=False).stdout
     return set(out.splitlines())
 
 
