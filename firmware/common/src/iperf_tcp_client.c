@@ -10,10 +10,10 @@
 #define CLOSE_TIMEOUT_US 5000000u /* the connect, and the last ack after writing, may take this long */
 
 enum state {
-    IDLE,
-    CONNECTING,
-    RUNNING,
-    DRAINING, /* stopped writing, waiting for the last ack */
+    ST_IDLE,
+    ST_CONNECTING,
+    ST_RUNNING,
+    ST_DRAINING, /* stopped writing, waiting for the last ack */
 };
 
 static const uint8_t tx_payload[FW_IPERF_TCP_TX_BUF]; /* zeros: no iperf client header flags */
@@ -32,7 +32,7 @@ static struct {
 static void finish(const char *status)
 {
     iperf_tcp_close(&c.pcb, &c.closing_pcb);
-    c.state = IDLE;
+    c.state = ST_IDLE;
     iperf_run_finish(&c.run, status);
 }
 
@@ -56,16 +56,16 @@ static void push(void)
 {
     uint64_t now = fw_platform_time_us();
     const struct iperf_config *cfg = &c.run.cfg;
-    if (c.state == RUNNING && done_writing(now)) {
-        c.state = DRAINING;
+    if (c.state == ST_RUNNING && done_writing(now)) {
+        c.state = ST_DRAINING;
         c.drain_deadline_us = now + CLOSE_TIMEOUT_US;
     }
-    if (c.state == DRAINING) {
+    if (c.state == ST_DRAINING) {
         tcp_output(c.pcb);
         drain_check(now);
         return;
     }
-    if (c.state != RUNNING) {
+    if (c.state != ST_RUNNING) {
         return;
     }
     uint64_t allowance = iperf_paced_allowance(&c.run, c.written, now);
@@ -132,9 +132,9 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
     (void)err;
     if (p == NULL) {
         /* peer closed its side */
-        if (c.state == RUNNING || c.state == DRAINING) {
+        if (c.state == ST_RUNNING || c.state == ST_DRAINING) {
             c.run.result.end_us = fw_platform_time_us();
-            finish(c.state == DRAINING ? "ok" : "peer_closed");
+            finish(c.state == ST_DRAINING ? "ok" : "peer_closed");
         }
         return ERR_OK;
     }
@@ -147,11 +147,11 @@ static void on_err(void *arg, err_t err)
 {
     (void)arg;
     c.pcb = NULL; /* already freed by lwIP */
-    if (c.state == IDLE) {
+    if (c.state == ST_IDLE) {
         return;
     }
     c.run.result.end_us = fw_platform_time_us();
-    if (c.state == CONNECTING) {
+    if (c.state == ST_CONNECTING) {
         finish(err == ERR_RST ? "refused" : "connect_failed");
     } else {
         finish(err == ERR_RST ? "reset" : "error");
@@ -166,7 +166,7 @@ static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
         return err;
     }
     uint64_t now = fw_platform_time_us();
-    c.state = RUNNING;
+    c.state = ST_RUNNING;
     if (c.run.cfg.duration_ms) {
         c.deadline_us = now + (uint64_t)c.run.cfg.duration_ms * 1000u;
     }
@@ -190,7 +190,7 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
     tcp_err(c.pcb, on_err);
     tcp_recv(c.pcb, on_recv);
     tcp_sent(c.pcb, on_sent);
-    c.state = CONNECTING;
+    c.state = ST_CONNECTING;
     c.drain_deadline_us = fw_platform_time_us() + CLOSE_TIMEOUT_US; /* connect timeout too */
     iperf_run_event(&c.run, IPERF_EVENT_CONNECTING);
     if (tcp_connect(c.pcb, &c.run.result.peer, c.run.result.peer_port, on_connected) != ERR_OK) {
@@ -199,19 +199,19 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
     return IPERF_START_OK;
 }
 
-static void poll(uint64_t now)
+static void poll_test(uint64_t now)
 {
     iperf_tcp_retry_close(&c.closing_pcb);
-    if (c.state == IDLE) {
+    if (c.state == ST_IDLE) {
         return;
     }
-    if (c.state == CONNECTING || c.state == DRAINING) {
+    if (c.state == ST_CONNECTING || c.state == ST_DRAINING) {
         if (now >= c.drain_deadline_us) {
-            if (c.state == DRAINING) {
+            if (c.state == ST_DRAINING) {
                 c.run.result.end_us = now;
             }
             iperf_tcp_abort(&c.pcb);
-            finish(c.state == CONNECTING ? "connect_timeout" : "ack_timeout");
+            finish(c.state == ST_CONNECTING ? "connect_timeout" : "ack_timeout");
         }
         return;
     }
@@ -222,13 +222,13 @@ static uint64_t next_deadline_us(void)
 {
     uint64_t next = c.closing_pcb != NULL ? 1 : UINT64_MAX;
     switch (c.state) {
-    case IDLE:
+    case ST_IDLE:
         break;
-    case CONNECTING:
-    case DRAINING:
+    case ST_CONNECTING:
+    case ST_DRAINING:
         next = iperf_earlier(next, c.drain_deadline_us);
         break;
-    case RUNNING:
+    case ST_RUNNING:
         next = iperf_earlier(next, c.deadline_us);
         next = iperf_earlier(next, iperf_paced_next_us(&c.run, c.written));
         break;
@@ -247,4 +247,4 @@ static const struct iperf_result *progress(void)
     return &c.run.result;
 }
 
-const struct iperf_engine iperf_tcp_client = {start, poll, next_deadline_us, abort_test, progress};
+const struct iperf_engine iperf_tcp_client = {start, poll_test, next_deadline_us, abort_test, progress};

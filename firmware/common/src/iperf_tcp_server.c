@@ -6,7 +6,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
 
-enum state { IDLE, LISTEN_WAIT, RUNNING };
+enum state { ST_IDLE, ST_LISTEN, ST_RUNNING };
 
 static struct {
     struct iperf_run run;
@@ -21,7 +21,7 @@ static void finish(const char *status)
 {
     iperf_tcp_close(&sv.pcb, &sv.closing_pcb);
     iperf_tcp_close(&sv.listen_pcb, &sv.closing_pcb);
-    sv.state = IDLE;
+    sv.state = ST_IDLE;
     iperf_run_finish(&sv.run, status);
 }
 
@@ -44,7 +44,7 @@ static void on_err(void *arg, err_t err)
 {
     (void)arg;
     sv.pcb = NULL; /* already freed by lwIP */
-    if (sv.state == IDLE) {
+    if (sv.state == ST_IDLE) {
         return;
     }
     sv.run.result.end_us = fw_platform_time_us();
@@ -57,7 +57,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
     if (err != ERR_OK || newpcb == NULL) {
         return ERR_VAL;
     }
-    if (sv.state != LISTEN_WAIT) {
+    if (sv.state != ST_LISTEN) {
         tcp_abort(newpcb); /* one session per test */
         return ERR_ABRT;
     }
@@ -68,7 +68,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
     tcp_arg(newpcb, NULL);
     tcp_recv(newpcb, on_recv);
     tcp_err(newpcb, on_err);
-    sv.state = RUNNING;
+    sv.state = ST_RUNNING;
     iperf_run_started(&sv.run, fw_platform_time_us());
     return ERR_OK;
 }
@@ -94,24 +94,24 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
     }
     tcp_arg(sv.listen_pcb, NULL);
     tcp_accept(sv.listen_pcb, on_accept);
-    sv.state = LISTEN_WAIT;
+    sv.state = ST_LISTEN;
     iperf_run_event(&sv.run, IPERF_EVENT_LISTENING);
     return IPERF_START_OK;
 }
 
-static void poll(uint64_t now)
+static void poll_test(uint64_t now)
 {
     iperf_tcp_retry_close(&sv.closing_pcb);
-    if (sv.state != IDLE && sv.deadline_us && now >= sv.deadline_us) {
+    if (sv.state != ST_IDLE && sv.deadline_us && now >= sv.deadline_us) {
         sv.run.result.end_us = now;
-        finish(sv.state == LISTEN_WAIT ? "timeout" : "time_limit");
+        finish(sv.state == ST_LISTEN ? "timeout" : "time_limit");
     }
 }
 
 static uint64_t next_deadline_us(void)
 {
     uint64_t next = sv.closing_pcb != NULL ? 1 : UINT64_MAX;
-    return sv.state != IDLE ? iperf_earlier(next, sv.deadline_us) : next;
+    return sv.state != ST_IDLE ? iperf_earlier(next, sv.deadline_us) : next;
 }
 
 static void abort_test(void)
@@ -125,4 +125,4 @@ static const struct iperf_result *progress(void)
     return &sv.run.result;
 }
 
-const struct iperf_engine iperf_tcp_server = {start, poll, next_deadline_us, abort_test, progress};
+const struct iperf_engine iperf_tcp_server = {start, poll_test, next_deadline_us, abort_test, progress};

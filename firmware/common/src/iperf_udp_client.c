@@ -10,9 +10,9 @@
 #include "lwip/udp.h"
 
 enum state {
-    IDLE,
-    RUNNING,
-    FIN_WAIT, /* FIN sent, waiting for the server report */
+    ST_IDLE,
+    ST_RUNNING,
+    ST_FIN_WAIT, /* FIN sent, waiting for the server report */
 };
 
 static struct {
@@ -31,7 +31,7 @@ static void finish(const char *status)
         udp_remove(uc.upcb);
         uc.upcb = NULL;
     }
-    uc.state = IDLE;
+    uc.state = ST_IDLE;
     iperf_run_finish(&uc.run, status);
 }
 
@@ -62,7 +62,7 @@ static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_add
     uint8_t buf[IPERF_SERVER_REPLY_LEN + IPERF_SERVER_REPORT_EXT_LEN + IPERF_SERVER_REPORT_EXT2_LEN];
     uint16_t n = pbuf_copy_partial(p, buf, sizeof buf, 0);
     pbuf_free(p);
-    if (uc.state == FIN_WAIT && iperf_server_reply_decode(buf, n, &uc.run.result.report)) {
+    if (uc.state == ST_FIN_WAIT && iperf_server_reply_decode(buf, n, &uc.run.result.report)) {
         uc.run.result.have_report = true;
         finish("ok");
     }
@@ -83,7 +83,7 @@ static void send_due(uint64_t now)
         if (done) {
             r->end_us = now;
             r->counting = false;
-            uc.state = FIN_WAIT;
+            uc.state = ST_FIN_WAIT;
             send_fin(now);
             return;
         }
@@ -118,7 +118,7 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
     }
     udp_recv(uc.upcb, on_recv, NULL);
     uint64_t now = fw_platform_time_us();
-    uc.state = RUNNING;
+    uc.state = ST_RUNNING;
     if (cfg->duration_ms) {
         uc.deadline_us = now + (uint64_t)cfg->duration_ms * 1000u;
     }
@@ -126,11 +126,11 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
     return IPERF_START_OK;
 }
 
-static void poll(uint64_t now)
+static void poll_test(uint64_t now)
 {
-    if (uc.state == RUNNING) {
+    if (uc.state == ST_RUNNING) {
         send_due(now);
-    } else if (uc.state == FIN_WAIT && now >= uc.fin_next_us) {
+    } else if (uc.state == ST_FIN_WAIT && now >= uc.fin_next_us) {
         if (uc.fin_tries >= FW_IPERF_UDP_FIN_RETRIES) {
             finish("ok"); /* server_report=0 tells the missing report */
         } else {
@@ -142,11 +142,11 @@ static void poll(uint64_t now)
 static uint64_t next_deadline_us(void)
 {
     uint64_t next = UINT64_MAX;
-    if (uc.state == RUNNING) {
+    if (uc.state == ST_RUNNING) {
         next = iperf_earlier(next, uc.deadline_us);
         /* without a bandwidth limit: as fast as possible, poll again at once */
         next = uc.run.cfg.bandwidth != 0 ? iperf_earlier(next, iperf_paced_next_us(&uc.run, uc.run.result.bytes)) : 1;
-    } else if (uc.state == FIN_WAIT) {
+    } else if (uc.state == ST_FIN_WAIT) {
         next = iperf_earlier(next, uc.fin_next_us);
     }
     return next;
@@ -162,4 +162,4 @@ static const struct iperf_result *progress(void)
     return &uc.run.result;
 }
 
-const struct iperf_engine iperf_udp_client = {start, poll, next_deadline_us, abort_test, progress};
+const struct iperf_engine iperf_udp_client = {start, poll_test, next_deadline_us, abort_test, progress};

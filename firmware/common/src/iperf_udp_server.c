@@ -8,7 +8,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/udp.h"
 
-enum state { IDLE, LISTEN_WAIT, RUNNING };
+enum state { ST_IDLE, ST_LISTEN, ST_RUNNING };
 
 static struct {
     struct iperf_run run;
@@ -60,7 +60,7 @@ static void finish(const char *status)
         udp_remove(us.upcb);
         us.upcb = NULL;
     }
-    us.state = IDLE;
+    us.state = ST_IDLE;
     iperf_run_finish(&us.run, status);
 }
 
@@ -86,7 +86,7 @@ static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_add
     uint16_t n = pbuf_copy_partial(p, head, sizeof head, 0);
     uint16_t len = p->tot_len;
     pbuf_free(p);
-    if (us.state == RUNNING && (!ip_addr_cmp(addr, &us.run.result.peer) || port != us.run.result.peer_port)) {
+    if (us.state == ST_RUNNING && (!ip_addr_cmp(addr, &us.run.result.peer) || port != us.run.result.peer_port)) {
         return; /* another sender during a test */
     }
     bool first = !us.rx.started;
@@ -101,7 +101,7 @@ static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_add
         if (first) {
             ip_addr_copy(us.run.result.peer, *addr);
             us.run.result.peer_port = port;
-            us.state = RUNNING;
+            us.state = ST_RUNNING;
             iperf_run_started(&us.run, now);
         }
         return;
@@ -133,23 +133,23 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
     us.upcb->tos = cfg->tos;
     iperf_udp_rx_init(&us.rx);
     udp_recv(us.upcb, on_recv, NULL);
-    us.state = LISTEN_WAIT;
+    us.state = ST_LISTEN;
     iperf_run_event(&us.run, IPERF_EVENT_LISTENING);
     return IPERF_START_OK;
 }
 
-static void poll(uint64_t now)
+static void poll_test(uint64_t now)
 {
     if (us.linger_pcb != NULL && now >= us.linger_until_us) {
         linger_stop();
     }
-    if (us.state == IDLE) {
+    if (us.state == ST_IDLE) {
         return;
     }
     if (us.deadline_us && now >= us.deadline_us) {
         us.run.result.end_us = now;
-        end_test(us.state == LISTEN_WAIT ? "timeout" : "time_limit");
-    } else if (us.state == RUNNING && now - us.rx.last_us > FW_IPERF_UDP_IDLE_MS * 1000u) {
+        end_test(us.state == ST_LISTEN ? "timeout" : "time_limit");
+    } else if (us.state == ST_RUNNING && now - us.rx.last_us > FW_IPERF_UDP_IDLE_MS * 1000u) {
         us.run.result.end_us = us.rx.last_us;
         end_test("no_fin"); /* the client fell silent */
     }
@@ -158,10 +158,10 @@ static void poll(uint64_t now)
 static uint64_t next_deadline_us(void)
 {
     uint64_t next = us.linger_pcb != NULL ? us.linger_until_us : UINT64_MAX;
-    if (us.state != IDLE) {
+    if (us.state != ST_IDLE) {
         next = iperf_earlier(next, us.deadline_us);
     }
-    if (us.state == RUNNING) {
+    if (us.state == ST_RUNNING) {
         next = iperf_earlier(next, us.rx.last_us + FW_IPERF_UDP_IDLE_MS * 1000u);
     }
     return next;
@@ -177,4 +177,4 @@ static const struct iperf_result *progress(void)
     return &us.run.result;
 }
 
-const struct iperf_engine iperf_udp_server = {start, poll, next_deadline_us, abort_test, progress};
+const struct iperf_engine iperf_udp_server = {start, poll_test, next_deadline_us, abort_test, progress};
