@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hil.config.bench import ProbeConfig
+from hil.config.sections import ProbeConfig
 from hil.errors import BenchError
 from hil.esp_idf_build import IdfBuild
 

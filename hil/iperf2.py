@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hil.config.bench import DEFAULT_TCP_CONGESTION
+from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
 from hil.proc import ListeningServer
 

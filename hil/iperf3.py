@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from hil.config.bench import DEFAULT_TCP_CONGESTION
+from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
 from hil.proc import ListeningServer
 

@@ -15,18 +15,30 @@ class ConfigError(ValueError):
     """A bench or threshold file is unusable; the message names the file, the key and the problem."""
 
 
-def _key(loc: tuple[int | str, ...]) -> str:
+def _key(loc: tuple[int | str, ...], hide_tags: set[str] | None = None) -> str:
     out = ""
-    for part in loc:
+    hidden = hide_tags or set()
+    for i, part in enumerate(loc):
+        if part in hidden and i > 0 and isinstance(loc[i - 1], int):
+            continue  # the tag of a discriminated union's member: says nothing the key does not
+
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(top level)"
 
 
-def from_validation(path: Path, exc: ValidationError) -> ConfigError:
+def from_validation(path: Path, exc: ValidationError, hide_tags: set[str] | None = None) -> ConfigError:
     problems = []
     for err in exc.errors():
         msg = err["msg"].removeprefix("Value error, ")
-        problems.append(f"{_key(err['loc'])}: {msg}")
+        loc = tuple(err["loc"])
+        if err["type"] in ("union_tag_invalid", "union_tag_not_found"):  # a discriminated union's tag
+            ctx = err.get("ctx", {})
+            tag = str(ctx.get("discriminator", "tag")).strip("'")
+            loc += (tag,)
+            msg = f"Field required (one of {ctx.get('expected_tags')})"
+            if err["type"] == "union_tag_invalid":
+                msg = f"unknown {tag} {ctx.get('tag')!r} (one of {ctx.get('expected_tags')})"
+        problems.append(f"{_key(loc, hide_tags)}: {msg}")
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     return ConfigError(f"{path}: {problems[0]}{more}")
 
@@ -47,7 +59,7 @@ def read_yaml(path: Path) -> object:
         raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
 
 
-def load_model(path: Path, model: type[ModelT], expected: str) -> ModelT:
+def load_model(path: Path, model: type[ModelT], expected: str, hide_tags: set[str] | None = None) -> ModelT:
     """Reads a YAML file into a validated model; every problem is one ConfigError line."""
     data = read_yaml(path)
     if not isinstance(data, dict):
@@ -55,4 +67,4 @@ def load_model(path: Path, model: type[ModelT], expected: str) -> ModelT:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise from_validation(path, exc) from None
+        raise from_validation(path, exc, hide_tags) from None

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hil.dut.adapter import LinkFacts
+from hil.dut.embedded_console import EmbeddedConsole
+
 
 class RealBoard:
     pid = None
+    embedded_build_dir: str | None = None
     flash_log: Path
 
     def alive(self) -> bool:
@@ -28,3 +32,10 @@ class RealBoard:
 
     def stop(self) -> None:
         """Nothing the session owns on the board side."""
+
+    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
+        """A wired board has nothing to join."""
+        return None
+
+    def environment(self) -> dict[str, str]:
+        return {}

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import ClassVar, Literal
 
-from hil.config.bench import DutConfig
+from pydantic import model_validator
+
+from hil.config.sections import DutBase, EspIdfConfig, WifiConfig
+from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.board import RealBoard
 from hil.dut.wifi import WifiStation
 from hil.errors import BenchError
@@ -38,8 +42,53 @@ def _ladders(project_dir: Path) -> tuple[tuple[tuple[str, int], ...], tuple[tupl
     return ladder, tuple(sorted(msses, key=lambda m: m[1]))
 
 
-class Esp32Dut(RealBoard, WifiStation):
-    def __init__(self, cfg: DutConfig, workdir: Path) -> None:
+class Esp32DutConfig(DutBase):
+    """`kind: esp32`: an ESP32 board on Wi-Fi running firmware/esp32, flashed with esptool from
+    ESP-IDF build directories; the matrix runs once per build configuration of `esp_idf.configs`."""
+
+    FLASHERS: ClassVar[tuple[str, ...]] = ("esptool",)
+    EMBEDDED_SERVICES: ClassVar[str] = "esp,idf,serial"  # as Espressif's own tests open a chip
+    SKIP_AUTOFLASH: ClassVar[bool | None] = True  # flashed once per build configuration, not per test
+    PER_CONFIG_MATRIX: ClassVar[bool] = True  # as ESP-IDF's CI: each test once per sdkconfig.ci.<config>
+
+    kind: Literal["esp32"]
+    wifi: WifiConfig | None = None
+    esp_idf: EspIdfConfig | None = None  # target and build configurations (default: esp32, default)
+
+    @model_validator(mode="after")
+    def _esp32(self) -> Esp32DutConfig:
+        if self.wifi is None:
+            raise ValueError("kind 'esp32' needs wifi: the access point's ssid and psk_env")
+        if self.firmware.image is not None:
+            raise ValueError("kind 'esp32' is flashed from ESP-IDF build directories: give esp_idf.configs")
+        return self
+
+    @property
+    def idf(self) -> EspIdfConfig:
+        return self.esp_idf or EspIdfConfig()
+
+    @property
+    def build_configs(self) -> list[str]:
+        return list(self.idf.configs)
+
+    def config_id(self, config: str) -> str:
+        return f"{self.idf.target}-{config}"  # build_<target>_<config>, as ESP-IDF's CI names them
+
+    def check_secrets(self) -> None:
+        if self.wifi is not None:
+            self.wifi.psk()
+
+    def embedded_target(self) -> str | None:
+        return self.idf.target
+
+    def embedded_app_path(self) -> str | None:
+        return str(self.idf.project_dir)
+
+
+class Esp32Dut(WifiStation, RealBoard):
+    cfg: Esp32DutConfig
+
+    def __init__(self, cfg: Esp32DutConfig, workdir: Path) -> None:
         self.cfg = cfg
         self.workdir = workdir
         self.idf = cfg.idf
@@ -64,7 +113,7 @@ class Esp32Dut(RealBoard, WifiStation):
 
     def flash(self, config: str | None = None) -> None:
         """Writes the build of a configuration and resets the chip; the Wi-Fi link is joined
-        again by the next test (connect_link)."""
+        again by the next test (associate)."""
         config = config or self.default_config
         build = self.build_for(config)
         port = self.console_port
@@ -75,3 +124,19 @@ class Esp32Dut(RealBoard, WifiStation):
         self.current_config = config
         self.wifi = None
         self.flash_count += 1
+
+    @property
+    def embedded_build_dir(self) -> str | None:  # type: ignore[override]
+        return str(self.build.path) if self.build is not None else None
+
+    def environment(self) -> dict[str, str]:
+        env = {"ESP-IDF_build": str(self.build.path)} if self.build else {}
+        return env | ({"Wi-Fi": self.wifi.describe()} if self.wifi else {})
+
+
+def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> Esp32Dut:
+    assert isinstance(cfg, Esp32DutConfig)
+    return Esp32Dut(cfg, workdir)
+
+
+KIND = DutKind("esp32", Esp32DutConfig, _make)

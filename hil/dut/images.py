@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from hil.config.bench import DutConfig
+from hil.config.sections import DutBase
 from hil.errors import BenchError
 
 
@@ -15,7 +15,7 @@ class ImageSource:
     """Resolves a configuration name to an image file, building it with `script <prefix><config>`
     when it does not exist yet."""
 
-    def __init__(self, cfg: DutConfig, script: Path, preset_prefix: str, built_path: Callable[[str], Path]) -> None:
+    def __init__(self, cfg: DutBase, script: Path, preset_prefix: str, built_path: Callable[[str], Path]) -> None:
         self.cfg = cfg
         self.script = script
         self.preset_prefix = preset_prefix

@@ -12,10 +12,20 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Protocol
 
-from hil.config.bench import DutConfig
+from hil.config.sections import DutBase
+from hil.dut.adapter import BenchLink, LinkFacts
+from hil.dut.embedded_console import EmbeddedConsole
 from hil.dut.images import ImageSource
+from hil.errors import BenchError
 from hil.host_dut import PtySerialLine
 from hil.netns import VirtualTopology
+
+
+def virtual_topology(link: BenchLink, cfg: DutBase) -> VirtualTopology:
+    """The virtual link a DUT on the bench PC needs (the bench makes one for every local kind)."""
+    if not isinstance(link, VirtualTopology):
+        raise BenchError(f"DUT {cfg.name}: kind {cfg.kind!r} runs on the bench PC and needs the virtual link")
+    return link
 
 
 class DutProgram(Protocol):
@@ -31,7 +41,9 @@ class LocalDut(ABC):
     window_ladder: tuple[tuple[str, int], ...]  # (build config, TCP_WND in MSS) for the DUT window sweep
     mss_configs: tuple[tuple[str, int], ...]  # (build config, TCP_MSS) for the DUT MSS builds
 
-    def __init__(self, cfg: DutConfig, topology: VirtualTopology, workdir: Path, images: ImageSource) -> None:
+    embedded_build_dir = None
+
+    def __init__(self, cfg: DutBase, topology: VirtualTopology, workdir: Path, images: ImageSource) -> None:
         self.cfg = cfg
         self.topology = topology
         self.workdir = workdir
@@ -82,6 +94,13 @@ class LocalDut(ABC):
         if self._program is not None:
             self._program.stop()
             self._program = None
+
+    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
+        """A wired DUT on the virtual link has nothing to join."""
+        return None
+
+    def environment(self) -> dict[str, str]:
+        return {}
 
     def stop(self) -> None:
         """Stops the program and releases the console port (end of the session)."""

@@ -5,14 +5,28 @@ namespace, its LAN9118 on the bench's tap device and its UART on the bench-owned
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar, Literal
 
-from hil.config.bench import DutConfig
+from hil.config.sections import DutBase
+from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.images import ImageSource
-from hil.dut.local import DutProgram, LocalDut
+from hil.dut.local import DutProgram, LocalDut, virtual_topology
+from hil.dut.presets import ladders
 from hil.host_dut import PtySerialLine
 from hil.netns import TAP, VirtualTopology
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
 from hil.qemu import MACHINE, QemuDutProcess
+
+PRESET_PREFIX = f"{MACHINE}-"
+
+
+class QemuDutConfig(DutBase):
+    """`kind: qemu`: the Cortex-M7 board image on QEMU's mps2-an500 on the bench PC."""
+
+    FLASHERS: ClassVar[tuple[str, ...]] = ("qemu",)
+    LOCAL: ClassVar[bool] = True
+
+    kind: Literal["qemu"]
 
 
 def _board_image(config: str) -> Path:
@@ -20,13 +34,12 @@ def _board_image(config: str) -> Path:
 
 
 class QemuDut(LocalDut):
-    # The emulated LAN9118 RX FIFO holds ~10.5 KB (six full frames) and drops silently beyond
-    # that: the board's windows stay at or below 6 x MSS.
-    window_ladder = (("wnd2", 2), ("default", 4), ("wnd6", 6))
-    mss_configs = (("mss536", 536), ("default", 1460))
+    """The ladders are the mps2-an500 presets: the emulated LAN9118 RX FIFO holds ~10.5 KB (six
+    full frames) and drops silently beyond that, so the board's windows stay at or below 6 x MSS."""
 
-    def __init__(self, cfg: DutConfig, topology: VirtualTopology, workdir: Path) -> None:
-        super().__init__(cfg, topology, workdir, ImageSource(cfg, BUILD_BOARDS_SCRIPT, f"{MACHINE}-", _board_image))
+    def __init__(self, cfg: QemuDutConfig, topology: VirtualTopology, workdir: Path) -> None:
+        super().__init__(cfg, topology, workdir, ImageSource(cfg, BUILD_BOARDS_SCRIPT, PRESET_PREFIX, _board_image))
+        self.window_ladder, self.mss_configs = ladders(PRESET_PREFIX)
 
     def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
         prefix = self.topology.exec_prefix(self.topology.dut_ns)
@@ -38,3 +51,14 @@ class QemuDut(LocalDut):
         """How QEMU's main loop (tap -> emulated RX FIFO) is scheduled, for the report."""
         program = self._program
         return program.main_loop_scheduling if isinstance(program, QemuDutProcess) else "QEMU not started"
+
+    def environment(self) -> dict[str, str]:
+        return {"QEMU_main_loop": self.main_loop_scheduling()}
+
+
+def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> QemuDut:
+    assert isinstance(cfg, QemuDutConfig)
+    return QemuDut(cfg, virtual_topology(link, cfg), workdir)
+
+
+KIND = DutKind("qemu", QemuDutConfig, _make)

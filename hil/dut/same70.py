@@ -6,15 +6,28 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import ClassVar, Literal
 
-from hil.config.bench import DutConfig
+from hil.config.sections import DutBase, ProbeConfig
+from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.board import RealBoard
 from hil.dut.images import ImageSource
+from hil.dut.presets import ladders
 from hil.errors import BenchError
 from hil.flashers import FLASHERS
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
 
 BOARD = "same70-xplained"
+PRESET_PREFIX = f"{BOARD}-"
+
+
+class Same70DutConfig(DutBase):
+    """`kind: same70`: a SAME70 Xplained board, flashed through its EDBG probe."""
+
+    FLASHERS: ClassVar[tuple[str, ...]] = ("pyocd", "openocd")
+
+    kind: Literal["same70"]
+    probe: ProbeConfig = ProbeConfig()
 
 
 def _board_image(config: str) -> Path:
@@ -22,15 +35,13 @@ def _board_image(config: str) -> Path:
 
 
 class Same70Dut(RealBoard):
-    window_ladder: tuple[tuple[str, int], ...] = (("default", 8),)
-    mss_configs: tuple[tuple[str, int], ...] = (("default", 1460),)
-
-    def __init__(self, cfg: DutConfig, workdir: Path) -> None:
+    def __init__(self, cfg: Same70DutConfig, workdir: Path) -> None:
         self.cfg = cfg
+        self.window_ladder, self.mss_configs = ladders(PRESET_PREFIX)
         self.workdir = workdir
         self.flash_count = 0
         self.current_config: str | None = None
-        self.images = ImageSource(cfg, BUILD_BOARDS_SCRIPT, f"{BOARD}-", _board_image)
+        self.images = ImageSource(cfg, BUILD_BOARDS_SCRIPT, PRESET_PREFIX, _board_image)
         self.flash_log = workdir / "flash.log"
 
     @property
@@ -51,3 +62,11 @@ class Same70Dut(RealBoard):
             raise BenchError(f"DUT {self.cfg.name}: console port {port} does not exist (the EDBG's serial port?)")
         self.current_config = config
         self.flash_count += 1
+
+
+def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> Same70Dut:
+    assert isinstance(cfg, Same70DutConfig)
+    return Same70Dut(cfg, workdir)
+
+
+KIND = DutKind("same70", Same70DutConfig, _make)

@@ -8,22 +8,42 @@ same connect step as an ESP32 board, and nothing crosses the link until it has a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar, Literal
 
-from hil.config.bench import DutConfig
+from hil.config.sections import DutBase, WifiConfig
+from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.images import ImageSource
-from hil.dut.local import DutProgram, LocalDut
+from hil.dut.local import DutProgram, LocalDut, virtual_topology
+from hil.dut.presets import ladders
 from hil.dut.wifi import WifiStation
 from hil.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
 from hil.netns import TAP, VirtualTopology
 from hil.paths import BUILD_HOST_SCRIPT, host_firmware
 
+PRESET_PREFIX = "host-"
 
-class VirtualDut(LocalDut, WifiStation):
-    window_ladder = (("wnd2", 2), ("wnd4", 4), ("default", 8), ("wnd16", 16))
-    mss_configs = (("mss536", 536), ("default", 1460))
 
-    def __init__(self, cfg: DutConfig, topology: VirtualTopology, workdir: Path) -> None:
-        super().__init__(cfg, topology, workdir, ImageSource(cfg, BUILD_HOST_SCRIPT, "host-", host_firmware))
+class VirtualDutConfig(DutBase):
+    """`kind: virtual`: the host firmware on the bench PC; `wifi:` makes it a Wi-Fi station next to
+    a simulated access point."""
+
+    FLASHERS: ClassVar[tuple[str, ...]] = ("process",)
+    LOCAL: ClassVar[bool] = True
+
+    kind: Literal["virtual"]
+    wifi: WifiConfig | None = None
+
+    def check_secrets(self) -> None:
+        if self.wifi is not None:
+            self.wifi.psk()
+
+
+class VirtualDut(WifiStation, LocalDut):
+    cfg: VirtualDutConfig
+
+    def __init__(self, cfg: VirtualDutConfig, topology: VirtualTopology, workdir: Path) -> None:
+        super().__init__(cfg, topology, workdir, ImageSource(cfg, BUILD_HOST_SCRIPT, PRESET_PREFIX, host_firmware))
+        self.window_ladder, self.mss_configs = ladders(PRESET_PREFIX)
 
     def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
         net, wifi = self.cfg.network, self.cfg.wifi
@@ -35,3 +55,14 @@ class VirtualDut(LocalDut, WifiStation):
         proc = HostDutProcess(spec, self.workdir, line)
         proc.start()
         return proc
+
+    def environment(self) -> dict[str, str]:
+        return {"Wi-Fi": self.wifi.describe()} if self.wifi else {}
+
+
+def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> VirtualDut:
+    assert isinstance(cfg, VirtualDutConfig)
+    return VirtualDut(cfg, virtual_topology(link, cfg), workdir)
+
+
+KIND = DutKind("virtual", VirtualDutConfig, _make)

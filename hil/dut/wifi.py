@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
-from hil.config.bench import DutConfig, NetworkConfig, WifiConfig
+from hil.config.sections import NetworkConfig, WifiConfig
 from hil.console_protocol import FinalLine
 from hil.dut.embedded_console import EmbeddedConsole
 from hil.errors import ConsoleTimeout, DutError
@@ -133,16 +134,23 @@ def connect(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkConfig) -> W
     raise DutError(f"the DUT could not join Wi-Fi {wifi.ssid!r} in {wifi.connect_attempts} attempts: {reason}")
 
 
+class WifiDutConfig(Protocol):
+    name: str
+    network: NetworkConfig
+    wifi: WifiConfig | None
+
+
 class WifiStation:
     """A DUT that joins the bench file's access point before every test (an ESP32 board; the host
-    DUT next to its simulated AP): the association it reported is recorded with every result."""
+    DUT next to its simulated AP): the association it reported is recorded with every result.
+    A DUT section without `wifi:` has nothing to join."""
 
-    cfg: DutConfig
+    cfg: WifiDutConfig
     wifi: WifiLink | None = None
 
-    def connect_link(self, console: EmbeddedConsole) -> WifiLink:
-        """The Wi-Fi connect step (with retries)."""
+    def associate(self, console: EmbeddedConsole) -> WifiLink | None:
+        """The Wi-Fi connect step (with retries); None when the bench file gives no access point."""
         if self.cfg.wifi is None:
-            raise DutError(f"DUT {self.cfg.name} has no `wifi:` access point in the bench file")
+            return None
         self.wifi = ensure_connected(console, self.cfg.wifi, self.cfg.network)
         return self.wifi

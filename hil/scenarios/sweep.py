@@ -18,7 +18,7 @@ from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
 
 if TYPE_CHECKING:
-    from fixtures.bench import HilContext
+    from hil.session import HilContext
 
 
 @dataclass

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from hil.config.bench import DEFAULT_TCP_CONGESTION
+from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.dut.embedded_console import EmbeddedConsole
 from hil.errors import BenchError, DutError
 from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client

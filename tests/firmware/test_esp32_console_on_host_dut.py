@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.bench import FlashedDut
-from hil.config.bench import NetworkConfig, WifiConfig
 from hil.config.errors import ConfigError
+from hil.config.sections import NetworkConfig, WifiConfig
 from hil.dut.embedded_console import EmbeddedConsole
 from hil.dut.wifi import connect, ensure_connected
 from hil.errors import DutError
+from hil.session import DutSession
 
 pytestmark = pytest.mark.virtual_bench
 
@@ -34,7 +34,7 @@ def leaks(text: str, psk: str) -> bool:
     return psk in text or psk.encode().hex() in text.lower()
 
 
-def test_driver_identifies_the_dut_and_runs_commands(dut: object, dut_ready: FlashedDut) -> None:
+def test_driver_identifies_the_dut_and_runs_commands(dut: object, dut_ready: DutSession) -> None:
     console = EmbeddedConsole(dut, alive=dut_ready.adapter.alive)  # type: ignore[arg-type]
     identity = console.identify(10)
     assert identity.fields["target"] == "host" and identity.fields["ip"] == dut_ready.config.network.dut_ip
@@ -42,7 +42,7 @@ def test_driver_identifies_the_dut_and_runs_commands(dut: object, dut_ready: Fla
     assert console.command("iperf -a", 5).final.fields.get("action") == "abort"
 
 
-def test_wifi_step_on_a_firmware_without_wifi_says_so(dut: object, dut_ready: FlashedDut, psk: str) -> None:
+def test_wifi_step_on_a_firmware_without_wifi_says_so(dut: object, dut_ready: DutSession, psk: str) -> None:
     console = EmbeddedConsole(dut, alive=dut_ready.adapter.alive)  # type: ignore[arg-type]
     wifi = WifiConfig(ssid="bench ap", psk_env=PSK_ENV)
     with pytest.raises(DutError, match=r"has no `wifi` command: is this the ESP32 image"):
@@ -50,7 +50,7 @@ def test_wifi_step_on_a_firmware_without_wifi_says_so(dut: object, dut_ready: Fl
 
 
 def test_psk_reaches_the_serial_line_only(
-    dut: object, dut_ready: FlashedDut, psk: str, pytestconfig: pytest.Config
+    dut: object, dut_ready: DutSession, psk: str, pytestconfig: pytest.Config
 ) -> None:
     """The connect line (with the hex PSK) goes to the DUT twice and is refused twice; the error
     names the SSID and the DUT's reason, and nothing the suite wrote holds the PSK."""

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hil.config.bench import ESP32_PROJECT_DIR
+from hil.config.sections import ESP32_PROJECT_DIR
 from hil.dut.esp32 import _ladders
 from hil.esp_idf_build import project_configs, read_sdkconfig_file
 

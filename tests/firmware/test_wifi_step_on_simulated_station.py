@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from pytest_embedded.dut_factory import DutFactory
 
-from hil.config.bench import NetworkConfig, WifiConfig
+from hil.config.sections import NetworkConfig, WifiConfig
 from hil.dut.embedded_console import EmbeddedConsole
 from hil.dut.wifi import connect, disconnect, ensure_connected, status
 from hil.errors import DutError

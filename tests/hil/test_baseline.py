@@ -11,9 +11,9 @@ import time
 import allure
 import pytest
 
-from fixtures.bench import HilContext
 from hil.checks import GeneratorShortfall, Measurement, assert_within
 from hil.results.recorder import make_record
+from hil.session import HilContext
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps, udp_goodput_mbps
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic

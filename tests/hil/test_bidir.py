@@ -9,9 +9,9 @@ import time
 import allure
 import pytest
 
-from fixtures.bench import HilContext
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.sweep import attach_text, check
+from hil.session import HilContext
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps, udp_goodput_mbps
 from hil.traffic.roles import BidirResult, run_bidir

@@ -13,11 +13,11 @@ import time
 import allure
 import pytest
 
-from fixtures.bench import HilContext
 from hil.results.recorder import make_record
 from hil.scenarios.capacity import SearchResult, Trial, goal_met, search
 from hil.scenarios.charts import search_chart, sweep_chart
 from hil.scenarios.sweep import attach_png, attach_text, check
+from hil.session import HilContext
 from hil.stats import summarize
 from hil.theory import udp_goodput_mbps
 from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficSpec, run_traffic

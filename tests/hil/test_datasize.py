@@ -6,9 +6,9 @@ from __future__ import annotations
 import allure
 import pytest
 
-from fixtures.bench import HilContext
 from hil.parsing import parse_iperf_size
 from hil.scenarios.sweep import Point, attach_text, check, measure, table
+from hil.session import HilContext
 from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 

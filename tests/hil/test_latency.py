@@ -12,11 +12,11 @@ import time
 import allure
 import pytest
 
-from fixtures.bench import HilContext
 from hil.errors import BenchError, DutError
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.latency import PingStats, parse_console, parse_iputils, percentile
 from hil.scenarios.sweep import attach_text
+from hil.session import HilContext
 from hil.stats import Summary, summarize
 
 pytestmark = [pytest.mark.hil, pytest.mark.latency]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import allure
 import pytest
 
-from fixtures.bench import HilContext
 from hil.scenarios.charts import sweep_chart
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
+from hil.session import HilContext
 from hil.theory import tcp_goodput_mbps, udp_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 

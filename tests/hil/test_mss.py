@@ -9,10 +9,10 @@ from __future__ import annotations
 import allure
 import pytest
 
-from fixtures.bench import HilContext
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import sweep_chart
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure
+from hil.session import HilContext
 from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 

@@ -16,12 +16,12 @@ import time
 import allure
 import pytest
 
-from fixtures.bench import HilContext
 from hil.errors import BenchError, DutError
 from hil.paths import PROJECT_ROOT
 from hil.results.recorder import make_record
 from hil.scenarios.charts import timeline_chart
 from hil.scenarios.sweep import attach_png, attach_text
+from hil.session import HilContext
 from hil.stats import summarize
 from hil.traffic.streams import StreamProfile, StreamSpec, load_profile
 

@@ -38,7 +38,10 @@ ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n 
         ("duts:\n" + GOOD_DUT + "    network: {dut_ip: 10.1.2.3}\n", "dut_ip 10.1.2.3 is not in the PC's subnet"),
         ("duts:\n" + GOOD_DUT + "    network: {pc_ip: 10.77.0.300}\n", "duts[0].network.pc_ip: not an IPv4 address"),
         ("duts:\n" + GOOD_DUT + "    network: {dut_mac: '03:00:00:00:00:01'}\n", "not a unicast MAC address"),
-        ("duts:\n  - name: d\n    kind: toaster\n    thresholds: x\n", "duts[0].kind: Input should be"),
+        (
+            "duts:\n  - name: d\n    kind: toaster\n    thresholds: x\n",
+            "duts[0].kind: unknown kind 'toaster' (one of 'virtual', 'qemu', 'same70', 'esp32')",
+        ),
         ("duts:\n  - name: d\n    kind: esp32\n    link: {shaping: false}\n    thresholds: x\n", "needs console.port"),
         (ESP + "    thresholds: x\n", "kind 'esp32' needs wifi: the access point's ssid and psk_env"),
         (
@@ -54,11 +57,13 @@ ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n 
             "duts[0].esp_idf.target: Input should be",
         ),
         (ESP + "    wifi: {ssid: ap}\n    flasher: pyocd\n    thresholds: x\n", "(use esptool)"),
-        ("duts:\n" + GOOD_DUT + "    esp_idf: {target: esp32}\n", "esp_idf is for kind 'esp32', not 'virtual'"),
+        ("duts:\n" + GOOD_DUT + "    esp_idf: {target: esp32}\n", "duts[0].esp_idf: Extra inputs are not permitted"),
         (
             "duts:\n  - name: d\n    kind: qemu\n    wifi: {ssid: ap}\n    thresholds: x\n",
-            "wifi is for kinds 'esp32' and 'virtual' (a simulated access point), not 'qemu'",
+            "duts[0].wifi: Extra inputs are not permitted",  # a kind's section has only what the kind uses
         ),
+        ("duts:\n  - name: d\n    thresholds: x\n", "duts[0].kind: Field required (one of"),
+        ("duts:\n" + GOOD_DUT + "    probe: {target: x}\n", "duts[0].probe: Extra inputs are not permitted"),
         ("duts:\n" + GOOD_DUT + "    flasher: pyocd\n", "flasher 'pyocd' does not fit kind 'virtual' (use process)"),
         ("duts:\n  - name: d\n    kind: qemu\n    flasher: openocd\n    thresholds: x\n", "(use qemu)"),
         ("duts:\n  - name: d\n    kind: same70\n    thresholds: x\n", "needs console.port: the board's serial"),

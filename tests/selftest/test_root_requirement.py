@@ -1,7 +1,8 @@
 import pytest
 
 from fixtures import options as bench
-from hil.config.bench import DutConfig
+from hil.config.sections import DutBase
+from hil.dut.same70 import Same70DutConfig
 
 pytestmark = pytest.mark.selftest
 
@@ -15,7 +16,7 @@ class FakeItem:
 
 
 class FakeConfig:
-    def __init__(self, dut: DutConfig | None = None) -> None:
+    def __init__(self, dut: DutBase | None = None) -> None:
         self.stash = {bench.DUT_KEY: dut} if dut else {}
 
 
@@ -29,7 +30,7 @@ def test_without_root_the_virtual_bench_stops_with_one_message(monkeypatch):
 
 def test_a_real_board_needs_no_root_for_hil_tests(monkeypatch):
     monkeypatch.setattr(bench.os, "geteuid", lambda: 1000)
-    board = DutConfig(
+    board = Same70DutConfig(
         name="board", kind="same70", console={"port": "/dev/ttyACM0"}, link={"shaping": False}, thresholds="x"
     )
     bench.pytest_collection_modifyitems(FakeConfig(board), [FakeItem("hil"), FakeItem("selftest")])

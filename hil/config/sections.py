@@ -1,0 +1,245 @@
+"""The sections of a bench file that DUT kinds share (link, network, console, firmware, probe,
+Wi-Fi, the PC, secrets) and the base every kind's own DUT section extends (hil.dut.kinds).
+
+Secrets (Wi-Fi passwords) are never written in the file: a key ending in ``_env`` names the
+environment variable that holds the value.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from pathlib import Path
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from hil.config.errors import ConfigError
+from hil.paths import PROJECT_ROOT
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LinkConfig(Strict):
+    """The PC<->DUT link of the virtual bench."""
+
+    rate_mbit: Annotated[float, Field(gt=0, le=100_000)] = 100.0
+    shaping: bool = True
+    loss_pct: Annotated[float, Field(ge=0, lt=100)] = 0.0
+
+
+class NetworkConfig(Strict):
+    pc_ip: str = "10.77.0.1"
+    pc_netns: str | None = None  # real boards: the namespace holding the PC's bench NIC (None: the root one)
+    dut_ip: str = "10.77.0.2"
+    prefix_len: Annotated[int, Field(ge=8, le=30)] = 24
+    dut_mac: str = "02:00:00:00:00:02"
+
+    @field_validator("pc_ip", "dut_ip")
+    @classmethod
+    def _ipv4(cls, v: str) -> str:
+        try:
+            ipaddress.IPv4Address(v)
+        except ValueError:
+            raise ValueError(f"not an IPv4 address: {v!r}") from None
+        return v
+
+    @field_validator("dut_mac")
+    @classmethod
+    def _mac(cls, v: str) -> str:
+        if not _MAC.match(v) or int(v[:2], 16) & 1:
+            raise ValueError(f"not a unicast MAC address: {v!r}")
+        return v.lower()
+
+    @model_validator(mode="after")
+    def _same_subnet(self) -> NetworkConfig:
+        net = ipaddress.IPv4Network(f"{self.pc_ip}/{self.prefix_len}", strict=False)
+        if ipaddress.IPv4Address(self.dut_ip) not in net:
+            raise ValueError(f"dut_ip {self.dut_ip} is not in the PC's subnet {net}")
+        if self.pc_ip == self.dut_ip:
+            raise ValueError("pc_ip and dut_ip are the same address")
+        return self
+
+
+class FirmwareConfig(Strict):
+    """Which image to flash: a build configuration of the project's firmware, or an image path."""
+
+    config: str | None = "default"
+    image: Path | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> FirmwareConfig:
+        if self.image is not None and self.config not in (None, "default"):
+            raise ValueError("give either config or image, not both")
+        return self
+
+
+class ConsoleConfig(Strict):
+    port: str = "pty"  # "pty": the DUT's console owned by the bench (virtual, qemu); else a serial device
+    baud: Annotated[int, Field(gt=0)] = 115200
+    boot_timeout_s: Annotated[float, Field(gt=0, le=600)] = 10.0
+
+
+class ProbeConfig(Strict):
+    """The debug probe of a board (the SAME70 Xplained's EDBG is CMSIS-DAP)."""
+
+    target: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")] = "atsame70q21b"
+    unique_id: str | None = None  # pyocd --uid / OpenOCD adapter serial; None: the only probe attached
+    openocd_board: str = "board/atmel_same70_xplained.cfg"
+    timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
+
+
+class WifiConfig(Strict):
+    """The access point an ESP32 joins. The PSK is never written here: psk_env names the
+    environment variable that holds it (None: an open network)."""
+
+    ssid: Annotated[str, Field(min_length=1, max_length=32)]
+    psk_env: str | None = None
+    connect_attempts: Annotated[int, Field(ge=1, le=20)] = 3
+    connect_timeout_s: Annotated[float, Field(gt=0, le=120)] = 20.0
+
+    @field_validator("psk_env")
+    @classmethod
+    def _env_name(cls, v: str | None) -> str | None:
+        if v is not None and not _ENV_NAME.match(v):
+            # the value is not repeated: it may be the PSK itself, written where its variable's name belongs
+            raise ValueError("not an environment variable name (give the name of the variable holding the PSK)")
+        return v
+
+    def psk(self) -> str:
+        """The PSK from the environment ('' for an open network); checked like the firmware checks it."""
+        if self.psk_env is None:
+            return ""
+        value = os.environ.get(self.psk_env)
+        if value is None:
+            raise ConfigError(f"Wi-Fi {self.ssid!r}: the PSK's environment variable {self.psk_env} is not set")
+        if not 8 <= len(value.encode()) <= 63 or not value.isprintable():
+            raise ConfigError(
+                f"Wi-Fi {self.ssid!r}: the PSK in {self.psk_env} must be 8-63 printable characters "
+                f"(it has {len(value.encode())} bytes)"
+            )
+        return value
+
+
+IDF_TARGETS = ("esp32", "esp32s2", "esp32s3", "esp32c3", "esp32c5", "esp32c6")
+ESP32_PROJECT_DIR = PROJECT_ROOT / "firmware" / "esp32"
+
+
+class EspIdfConfig(Strict):
+    """An ESP-IDF DUT's builds: build_<target>_<config> directories of the project, as ESP-IDF's CI
+    lays them out; `configs` are the build configurations the matrix runs (each test once per config)."""
+
+    target: Literal["esp32", "esp32s2", "esp32s3", "esp32c3", "esp32c5", "esp32c6"] = "esp32"
+    project_dir: Path = ESP32_PROJECT_DIR
+    configs: Annotated[list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]], Field(min_length=1)] = ["default"]
+    flash_baud: Annotated[int, Field(ge=9600, le=4_000_000)] = 460800
+
+    @field_validator("configs")
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError(f"configs lists a configuration twice: {v}")
+        return v
+
+
+DEFAULT_TCP_CONGESTION = "cubic"
+
+
+class PcConfig(Strict):
+    """The PC side of the bench. tcp_congestion: the congestion control of the PC's TCP senders
+    (iperf -Z), fixed so that PC->DUT figures do not depend on the host's default (BBR on some
+    kernels: 74-82 Mbit/s instead of 87 at MSS 536 on the shaped link); null keeps the default."""
+
+    tcp_congestion: Annotated[str, Field(pattern=r"^[a-z0-9_]{1,15}$")] | None = DEFAULT_TCP_CONGESTION
+
+
+class SecretRef(Strict):
+    """A secret given by environment variable name (never the value)."""
+
+    name: str
+    env: str
+
+    @field_validator("env")
+    @classmethod
+    def _env_name(cls, v: str) -> str:
+        if not _ENV_NAME.match(v):
+            raise ValueError(f"not an environment variable name: {v!r}")
+        return v
+
+    def value(self) -> str:
+        try:
+            return os.environ[self.env]
+        except KeyError:
+            raise ConfigError(f"secret {self.name!r} needs the environment variable {self.env}") from None
+
+
+class DutBase(Strict):
+    """What every DUT section has; a kind's own section (hil.dut.<kind>) adds its `kind` tag, its
+    flashers and whatever else it needs, and says whether it runs on the bench PC."""
+
+    FLASHERS: ClassVar[tuple[str, ...]] = ()  # the flashers that fit the kind, the first the default
+    LOCAL: ClassVar[bool] = False  # runs on the bench PC on the virtual link (namespaces, tap): needs root
+    EMBEDDED_SERVICES: ClassVar[str] = "serial"  # pytest-embedded's services for the console
+    SKIP_AUTOFLASH: ClassVar[bool | None] = None  # pytest-embedded must not flash (the adapter does)
+    PER_CONFIG_MATRIX: ClassVar[bool] = False  # the matrix runs once per build configuration
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    kind: str
+    firmware: FirmwareConfig = FirmwareConfig()
+    console: ConsoleConfig = ConsoleConfig()
+    flasher: str | None = None  # None: the kind's default
+    network: NetworkConfig = NetworkConfig()
+    link: LinkConfig = LinkConfig()
+    thresholds: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+
+    @model_validator(mode="after")
+    def _common(self) -> DutBase:
+        fits = self.FLASHERS
+        if self.flasher is not None and self.flasher not in fits:
+            raise ValueError(f"flasher {self.flasher!r} does not fit kind {self.kind!r} (use {' or '.join(fits)})")
+        if self.LOCAL and self.console.port != "pty":
+            raise ValueError(f"kind {self.kind!r} has its console on the bench's pty: console.port must be 'pty'")
+        if not self.LOCAL:
+            if self.console.port == "pty":
+                raise ValueError(
+                    f"kind {self.kind!r} needs console.port: the board's serial device (e.g. /dev/ttyACM0)"
+                )
+            if self.link.shaping or self.link.loss_pct:
+                raise ValueError(
+                    f"kind {self.kind!r} is a real board on a real link: set link.shaping false, loss_pct 0"
+                )
+        return self
+
+    @property
+    def flasher_name(self) -> str:
+        return self.flasher or self.FLASHERS[0]
+
+    @property
+    def local(self) -> bool:
+        return self.LOCAL
+
+    @property
+    def build_configs(self) -> list[str]:
+        """The build configurations the matrix runs on this DUT (one unless the kind says more)."""
+        return [self.firmware.config or "default"]
+
+    def config_id(self, config: str) -> str:
+        """A build configuration's part of a test id when the matrix runs once per configuration."""
+        return config
+
+    def check_secrets(self) -> None:
+        """Raises ConfigError when a secret the DUT needs is missing from the environment."""
+
+    def embedded_target(self) -> str | None:
+        """pytest-embedded's chip target (None: not a chip it knows)."""
+        return None
+
+    def embedded_app_path(self) -> str | None:
+        """pytest-embedded's app path (None: no project it parses)."""
+        return None

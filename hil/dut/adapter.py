@@ -1,0 +1,69 @@
+"""What a DUT kind is to the suite: a bench-file section (a pydantic model extending
+hil.config.sections.DutBase, tagged by `kind`) and an adapter that flashes the DUT, owns its
+console port and says what it knows. The registry (hil.dut.kinds) lists the kinds; nothing
+outside a kind's own module asks which kind a DUT is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from hil.config.sections import DutBase
+from hil.hardware_link import HardwareLink
+from hil.netns import VirtualTopology
+
+if TYPE_CHECKING:
+    from hil.dut.embedded_console import EmbeddedConsole
+
+BenchLink = VirtualTopology | HardwareLink  # the PC's side of the bench: the virtual link or a real NIC
+
+
+class LinkFacts(Protocol):
+    """What a DUT reported of the link it joined (e.g. Wi-Fi BSSID, channel, RSSI)."""
+
+    def as_fields(self) -> dict[str, object]: ...
+    def describe(self) -> str: ...
+
+
+class DutAdapter(Protocol):
+    cfg: DutBase
+    current_config: str | None
+    flash_count: int
+    window_ladder: tuple[tuple[str, int], ...]  # (build config, TCP_WND in MSS), rising
+    mss_configs: tuple[tuple[str, int], ...]  # (build config, TCP_MSS)
+
+    @property
+    def console_port(self) -> str: ...
+    @property
+    def default_config(self) -> str: ...
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def embedded_build_dir(self) -> str | None:
+        """pytest-embedded's build directory of what was flashed (None: not an ESP-IDF build)."""
+        ...
+
+    def flash(self, config: str | None = None) -> None: ...
+    def alive(self) -> bool: ...
+    def exit_code(self) -> int | None: ...
+    def process_log(self) -> str: ...
+    def stop(self) -> None: ...
+    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
+        """Joins the DUT's network when it has to (a Wi-Fi station); None when there is nothing to join."""
+        ...
+
+    def environment(self) -> dict[str, str]:
+        """Facts of this kind for the report's environment (e.g. how QEMU is scheduled)."""
+        ...
+
+
+@dataclass(frozen=True)
+class DutKind:
+    """A DUT kind: its bench-file section and how to make its adapter on the bench's link."""
+
+    name: str
+    config: type[DutBase]
+    make: Callable[[DutBase, BenchLink, Path], DutAdapter]

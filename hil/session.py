@@ -1,0 +1,197 @@
+"""A DUT through a run, in the library (the pytest layer in fixtures/ only wires it up).
+
+Bring-up is a sequence of explicit states, each reached by one step and recorded:
+
+    down --flash--> flashed --identify--> booted --associate--> associated --address check--> ready
+
+`associate` is the kind's own step (a Wi-Fi station joins its access point; a wired DUT has
+nothing to join and passes straight on). A DUT found down before a test is flashed again, and
+that fault is told in the next test's report. The test context (`HilContext`) gives a scenario
+the DUT's console, both traffic sides, the thresholds, the recorder and the profile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+import allure
+
+from hil.config.sections import DutBase
+from hil.config.thresholds import ThresholdProfile
+from hil.console_protocol import FinalLine
+from hil.dut.adapter import BenchLink, DutAdapter
+from hil.dut.embedded_console import EmbeddedConsole
+from hil.errors import BenchError, DutError
+from hil.results.recorder import Recorder
+from hil.scenarios.latency import parse_iputils
+from hil.scenarios.profiles import Profile
+from hil.stats import summarize
+from hil.traffic.roles import DutSide, PcSide
+
+RTT_PINGS = 5
+
+
+class DutState(StrEnum):
+    DOWN = "down"
+    FLASHED = "flashed"
+    BOOTED = "booted"
+    ASSOCIATED = "associated"
+    READY = "ready"
+
+
+class NoDelayLine(Exception):
+    """The DUT's firmware has no link delay line (`linkdelay`): e.g. an ESP32 image on ESP-IDF's lwIP."""
+
+
+@dataclass
+class DutSession:
+    """The DUT of the run: its adapter, its bring-up state, what it said when it booted, and the
+    faults the next test must report."""
+
+    adapter: DutAdapter
+    config: DutBase
+    state: DutState = DutState.DOWN
+    identity: FinalLine | None = None
+    faults: list[str] = field(default_factory=list)
+    environment_written: bool = False
+
+    def flash(self, config: str | None = None) -> None:
+        self.state = DutState.DOWN
+        self.adapter.flash(config)
+        self.state = DutState.FLASHED
+
+    def ensure_flashed(self, config: str) -> None:
+        """Flashes a DUT that crashed, reset or was killed (a fault the next test reports), or
+        that holds another build configuration (e.g. after a ladder test)."""
+        if not self.adapter.alive():
+            self.faults.append(f"DUT was down (exit code {self.adapter.exit_code()}); re-flashed")
+            self.flash(config)
+        elif self.adapter.current_config != config:
+            self.flash(config)
+
+    def bring_up(self, console: EmbeddedConsole, recorder: Recorder) -> FinalLine:
+        """flashed -> booted -> associated -> ready; returns what the DUT says it is."""
+        boot_timeout = self.config.console.boot_timeout_s
+        identity = console.identify(boot_timeout)
+        self.state = DutState.BOOTED
+        link = self.adapter.associate(console)
+        if link is not None:
+            recorder.set_link(link.as_fields())  # recorded with every result from now on
+            allure.dynamic.parameter("Wi-Fi", link.describe())
+            identity = console.identify(boot_timeout)
+        self.state = DutState.ASSOCIATED
+        if identity.fields.get("ip") != self.config.network.dut_ip:
+            raise DutError(
+                f"the DUT reports address {identity.fields.get('ip')}, the bench file says "
+                f"{self.config.network.dut_ip} (board images take theirs at build time: FW_BOARD_IP)"
+            )
+        self.identity = identity
+        self.state = DutState.READY
+        return identity
+
+
+@dataclass
+class HilContext:
+    console: EmbeddedConsole
+    dut: DutSession
+    dut_side: DutSide
+    pc_side: PcSide
+    thresholds: ThresholdProfile
+    recorder: Recorder
+    profile: Profile
+    repeat: int
+    duration_s: float
+    link_mbit: float
+    topology: BenchLink
+
+    def flash_config(self, config: str) -> FinalLine:
+        """Flashes another build configuration of the firmware and returns its identity."""
+        self.dut.flash(config)
+        identity = self.dut.bring_up(self.console, self.recorder)
+        if identity.fields.get("variant") not in (config, None):
+            raise DutError(f"flashed config {config!r} but the DUT reports variant {identity.fields.get('variant')!r}")
+        return identity
+
+    @contextlib.contextmanager
+    def delayed_ingress(self, delay_ms: int) -> Iterator[float]:
+        """Every frame the DUT receives held `delay_ms` by the firmware's link delay line (a known
+        bandwidth-delay product on any machine); yields the median round trip the PC's ping
+        measures through it, and turns the line off afterwards. NoDelayLine when the firmware has
+        none."""
+        reply = self.console.command(f"linkdelay {delay_ms}", 10)
+        if not reply.final.ok:
+            if "unknown command" in reply.final.reason:
+                raise NoDelayLine(f"the DUT's firmware has no link delay line ({reply.final.reason})")
+            raise DutError(f"DUT refused `linkdelay {delay_ms}`: {reply.final.reason}")
+        try:
+            yield self._ping_rtt_ms()
+        finally:
+            if self.dut.adapter.alive():
+                self.console.run_ok("linkdelay 0", 10)
+
+    def _ping_rtt_ms(self) -> float:
+        argv = [*self.pc_side.netns_prefix, "ping", "-n", "-c", str(RTT_PINGS), "-i", "0.2", "-W", "2"]
+        out = subprocess.run([*argv, self.dut_side.ip], capture_output=True, text=True, timeout=30, check=False)
+        try:
+            stats = parse_iputils(out.stdout)
+        except ValueError as exc:
+            raise BenchError(f"ping through the delayed link gave no summary: {exc}") from None
+        if not stats.rtts_ms:
+            raise DutError(f"the DUT answered none of {RTT_PINGS} pings through the delayed link")
+        return summarize(list(stats.rtts_ms)).median
+
+
+def _tool_version(argv: list[str]) -> str:
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "not installed"
+    text = (out.stdout + out.stderr).strip().splitlines()
+    return text[0] if text else "unknown"
+
+
+def _host_congestion_control() -> str:
+    try:
+        return Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+def environment(
+    session: DutSession, identity: FinalLine, link: BenchLink, tcp_congestion: str | None
+) -> dict[str, str]:
+    """What the report's environment panel says of the run: DUT, firmware, stack, link, the
+    kind's own facts, the PC's tools."""
+    f = identity.fields
+    cfg = session.config
+    cfg_link = cfg.link
+    return {
+        "DUT": f"{cfg.name} (kind {cfg.kind}, flasher {cfg.flasher_name})",
+        "Firmware": f"{f.get('name')} {f.get('version')} target {f.get('target')} variant {f.get('variant')}",
+        "Stack": f"TCP_MSS {f.get('tcp_mss')}, TCP_WND {f.get('tcp_wnd')}, TCP_SND_BUF {f.get('tcp_snd_buf')}, "
+        f"PBUF_POOL_SIZE {f.get('pbuf_pool_size')}, MEM_SIZE {f.get('mem_size')}",
+        "DUT_address": f"{f.get('ip')} / {f.get('mac')}",
+        "Link": (f"tbf {cfg_link.rate_mbit:g} Mbit/s overhead 24" if cfg_link.shaping and link.shaping else "unshaped")
+        + (f", {cfg_link.loss_pct:g} % injected loss" if cfg_link.loss_pct else "")
+        + ("" if cfg.local else f", real {cfg_link.rate_mbit:g} Mbit/s link"),
+        **session.adapter.environment(),
+        "PC_TCP_congestion_control": tcp_congestion or f"host default ({_host_congestion_control()})",
+        "Kernel": platform.release(),
+        "iperf2": _tool_version(["iperf", "-v"]),
+        "iperf3": _tool_version(["iperf3", "-v"]),
+    }
+
+
+def write_environment(allure_dir: Path | None, env: dict[str, str]) -> None:
+    """Allure's environment.properties (keys must not contain spaces)."""
+    if allure_dir is None:
+        return
+    allure_dir.mkdir(parents=True, exist_ok=True)
+    lines = [f"{k}={v}".replace("\n", " ") for k, v in env.items()]
+    (allure_dir / "environment.properties").write_text("\n".join(lines) + "\n")
