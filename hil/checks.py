@@ -3,9 +3,10 @@ the measured, the threshold and the theoretical value."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 from hil.config.thresholds import Limits, Trend
+from hil.results.recorder import metric_unit
 
 BELOW_THRESHOLD = "BELOW THRESHOLD"
 
@@ -18,57 +19,47 @@ class GeneratorShortfall(AssertionError):
         super().__init__(f"BENCH FAULT: the traffic generator could not reach the offered rate for {what}")
 
 
-@dataclass(frozen=True)
-class Measurement:
-    scenario: str
-    case: str
-    median_mbps: float
-    theory_mbps: float
-    loss_pct: float | None = None
-    latency_ms: float | None = None
-
-    @property
-    def efficiency_pct(self) -> float:
-        return 100.0 * self.median_mbps / self.theory_mbps
+def _num(value: float, metric: str) -> str:
+    unit = metric_unit(metric)
+    if unit == "Mbit/s":
+        return f"{value:.2f} Mbit/s"
+    if unit == "%":
+        return f"{value:.3f} %" if metric == "loss_pct" else f"{value:.1f} %"
+    if unit == "ms":
+        return f"{value:.3f} ms"
+    return f"{value:g}"
 
 
-def violations(m: Measurement, limits: Limits) -> list[str]:
+def violations(metrics: Mapping[str, float], limits: Limits, theory_mbps: float | None = None) -> list[str]:
+    """Every limit the metrics miss, one message each naming the measured value, the threshold
+    and (for throughput) the theoretical value. Generic over metric names: `min_<metric>` and
+    `max_<metric>` of the threshold profile against the case's metric of that name."""
     out = []
-    theory = f"theoretical {m.theory_mbps:.2f} Mbit/s"
-    if limits.min_mbps is not None and m.median_mbps < limits.min_mbps:
-        out.append(
-            f"median {m.median_mbps:.2f} Mbit/s < threshold {limits.min_mbps:.2f} Mbit/s "
-            f"({theory}, measured {m.efficiency_pct:.1f} % of it)"
-        )
-    if limits.min_efficiency_pct is not None and m.efficiency_pct < limits.min_efficiency_pct:
-        out.append(
-            f"efficiency {m.efficiency_pct:.1f} % < threshold {limits.min_efficiency_pct:.1f} % "
-            f"(median {m.median_mbps:.2f} Mbit/s of {theory})"
-        )
-    if limits.max_efficiency_pct is not None and m.efficiency_pct > limits.max_efficiency_pct:
-        out.append(
-            f"efficiency {m.efficiency_pct:.1f} % > upper limit {limits.max_efficiency_pct:.1f} % "
-            f"(median {m.median_mbps:.2f} Mbit/s of {theory}: more than the construction allows)"
-        )
-    if limits.max_loss_pct is not None:
-        if m.loss_pct is None:
-            out.append("a loss threshold is set but the case measures no loss")
-        elif m.loss_pct > limits.max_loss_pct:
-            out.append(
-                f"loss {m.loss_pct:.3f} % > threshold {limits.max_loss_pct:.3f} % (median {m.median_mbps:.2f} Mbit/s)"
-            )
-    if limits.max_latency_ms is not None:
-        if m.latency_ms is None:
-            out.append("a latency threshold is set but the case measures no latency")
-        elif m.latency_ms > limits.max_latency_ms:
-            out.append(f"latency {m.latency_ms:.3f} ms > threshold {limits.max_latency_ms:.3f} ms")
+    median = metrics.get("mbps")
+    theory = f"theoretical {theory_mbps:.2f} Mbit/s" if theory_mbps else "no theoretical value"
+    for bound, metric, limit in limits.bounds():
+        value = metrics.get(metric)
+        if value is None:
+            out.append(f"a limit on {metric} is set but the case measures no {metric}")
+            continue
+        if (bound == "min" and value >= limit) or (bound == "max" and value <= limit):
+            continue
+        rel = "<" if bound == "min" else ">"
+        if metric == "mbps":
+            eff = f", measured {100.0 * value / theory_mbps:.1f} % of it" if theory_mbps else ""
+            out.append(f"median {_num(value, metric)} {rel} threshold {_num(limit, metric)} ({theory}{eff})")
+        elif metric == "efficiency_pct":
+            word = "threshold" if bound == "min" else "upper limit"
+            what = "" if bound == "min" else ": more than the construction allows"
+            of = f"median {median or 0.0:.2f} Mbit/s of {theory}{what}"
+            out.append(f"efficiency {value:.1f} % {rel} {word} {limit:.1f} % ({of})")
+        elif metric == "loss_pct" and median is not None:
+            out.append(f"loss {value:.3f} % {rel} threshold {limit:.3f} % (median {median:.2f} Mbit/s)")
+        elif metric == "latency_ms":
+            out.append(f"latency {value:.3f} ms {rel} threshold {limit:.3f} ms")
+        else:
+            out.append(f"{metric} {_num(value, metric)} {rel} threshold {_num(limit, metric)}")
     return out
-
-
-def assert_within(m: Measurement, limits: Limits) -> None:
-    found = violations(m, limits)
-    if found:
-        raise AssertionError(f"{BELOW_THRESHOLD}: {m.scenario}/{m.case}: " + "; ".join(found))
 
 
 def trend_violations(points: list[tuple[str, float]], trend: Trend) -> list[str]:

@@ -12,6 +12,7 @@ trends:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -23,8 +24,17 @@ from hil.paths import PROJECT_ROOT
 THRESHOLDS_DIR = PROJECT_ROOT / "thresholds"
 
 
+_LIMIT_KEY = re.compile(r"^(min|max)_([a-z][a-z0-9_]*)$")
+
+
 class Limits(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """A case's limits: `min_<metric>` / `max_<metric>` for any metric the case records
+    (CaseRecord.metrics: mbps, efficiency_pct, loss_pct, jitter_ms, latency_ms, p99_ms, late,
+    outoforder, ...). The common ones are declared here with their ranges; any other
+    `min_`/`max_` key is taken as it is, so a new metric needs no code here or in the checker. A
+    limit on a metric the case does not measure is a violation, never a pass."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     min_mbps: Annotated[float, Field(ge=0)] | None = None
     max_loss_pct: Annotated[float, Field(ge=0, le=100)] | None = None
@@ -35,12 +45,24 @@ class Limits(BaseModel):
     max_efficiency_pct: Annotated[float, Field(ge=100)] | None = None
 
     @model_validator(mode="after")
-    def _not_empty(self) -> Limits:
-        if all(v is None for v in self.model_dump().values()):
-            raise ValueError(
-                "no limit given (min_mbps, max_loss_pct, max_latency_ms, min_efficiency_pct, max_efficiency_pct)"
-            )
+    def _keys_and_not_empty(self) -> Limits:
+        for key, value in (self.model_extra or {}).items():
+            if not _LIMIT_KEY.match(key):
+                raise ValueError(f"{key}: Extra inputs are not permitted (a limit is min_<metric> or max_<metric>)")
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{key}: a limit must be a number (got {value!r})")
+        if not self.bounds():
+            raise ValueError("no limit given (min_<metric> or max_<metric>, e.g. min_mbps, max_loss_pct)")
         return self
+
+    def bounds(self) -> list[tuple[str, str, float]]:
+        """(min|max, metric, value) for every limit set."""
+        out = []
+        for key, value in self.model_dump().items():
+            m = _LIMIT_KEY.match(key)
+            if m and value is not None:
+                out.append((m.group(1), m.group(2), float(value)))
+        return out
 
 
 class Trend(BaseModel):

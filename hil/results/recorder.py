@@ -35,6 +35,44 @@ class CaseRecord:
     threshold: dict[str, float] = field(default_factory=dict)
     verdict: str = "recorded"  # recorded -> passed | below threshold
     extra: dict[str, object] = field(default_factory=dict)
+    measured: dict[str, float] = field(default_factory=dict)  # a scenario's own metrics (p99_ms, late, ...)
+
+    def metrics(self) -> dict[str, float]:
+        """Every metric of the case by name, the ones limits and reports use: the median in its
+        unit (`mbps`; `latency_ms` for ping: the p99 when replies were timed, else the average),
+        `efficiency_pct`, `loss_pct`, `jitter_ms`, the spread over repetitions (`sd_mbps`,
+        `sd_ms`), and what the scenario measured itself."""
+        out: dict[str, float] = {}
+        if self.unit == "Mbit/s":
+            out["mbps"] = self.median
+            out["sd_mbps"] = self.stdev
+        elif self.unit == "ms":
+            out["median_ms"] = self.median
+            out["sd_ms"] = self.stdev
+            out["latency_ms"] = self.measured.get("p99_ms", self.measured.get("avg_ms", self.median))
+        if self.efficiency_pct is not None:
+            out["efficiency_pct"] = self.efficiency_pct
+        if self.loss_pct is not None:
+            out["loss_pct"] = self.loss_pct
+        if self.jitter_ms is not None:
+            out["jitter_ms"] = self.jitter_ms
+        return out | self.measured
+
+
+def metric_unit(name: str) -> str:
+    """A metric's unit from its name: *mbps Mbit/s, *_pct %, *_ms ms, anything else a count."""
+    if name.endswith("mbps"):
+        return "Mbit/s"
+    if name.endswith("_pct"):
+        return "%"
+    if name.endswith("_ms"):
+        return "ms"
+    return ""
+
+
+def metric_better(name: str) -> str:
+    """Which way a metric improves: throughput and efficiency up, everything else down."""
+    return "higher" if name.endswith("mbps") or name == "efficiency_pct" else "lower"
 
 
 def make_record(
@@ -80,61 +118,87 @@ class Recorder:
             f.write(json.dumps({**verdict_line, "verdict": verdict}) + "\n")
 
     def _write_metrics(self, rec: CaseRecord, start: float, stop: float) -> None:
+        """Allure 3 performance metrics keyed per case and metric (`baseline/tcp-dut_tx/mbps`), so
+        its metrics page and trends show each case's own number, in the metric's unit."""
         mid = f"{rec.scenario}/{rec.case}"
-        better = "lower" if rec.unit == "ms" else "higher"
-        suffix = "ms" if rec.unit == "ms" else "mbps"
-        samples: list[tuple[str, float, str, str]] = [
-            (f"median_{suffix}", rec.median, rec.unit, better),
-            (f"min_{suffix}", rec.minimum, rec.unit, better),
-            (f"max_{suffix}", rec.maximum, rec.unit, better),
-            (f"stdev_{suffix}", rec.stdev, rec.unit, "lower"),
-        ]
-        if rec.efficiency_pct is not None:
-            samples.append(("efficiency_pct", rec.efficiency_pct, "%", "higher"))
-        if rec.loss_pct is not None:
-            samples.append(("loss_pct", rec.loss_pct, "%", "lower"))
-        if rec.jitter_ms is not None:
-            samples.append(("jitter_ms", rec.jitter_ms, "ms", "lower"))
-        for key in ("p99_ms", "avg_ms"):
-            if isinstance(rec.extra.get(key), int | float):
-                samples.append((key, float(rec.extra[key]), "ms", "lower"))  # type: ignore[arg-type]
-        if rec.unit != "ms":
-            for i, v in enumerate(rec.values, 1):
-                samples.append((f"run{i}_{suffix}", v, rec.unit, better))
+        samples = list(rec.metrics().items())
+        if rec.unit == "Mbit/s":
+            samples += [(f"run{i}_mbps", v) for i, v in enumerate(rec.values, 1)]
         metrics = [
             {
                 "id": mid,
-                "key": key,
+                "key": f"{mid}/{key}",
                 "value": round(value, 4),
                 "start": int(start * 1000),
                 "stop": int(stop * 1000),
                 "title": f"{mid} {key}",
-                "unit": unit,
-                "better": better,
+                "unit": metric_unit(key),
+                "better": metric_better(key),
                 "group": rec.scenario,
             }
-            for key, value, unit, better in samples
+            for key, value in samples
         ]
         self.allure_dir.mkdir(parents=True, exist_ok=True)
         (self.allure_dir / f"{uuid.uuid4()}-perf.json").write_text(json.dumps(metrics, indent=1))
 
 
 def summary_table(rows: list[CaseRecord]) -> list[str]:
-    """The short table printed at the end of a run."""
+    """The table printed at the end of a run, one block per unit: throughput rows in Mbit/s with
+    theory, efficiency and loss; latency rows in ms with p99 and loss; stream rows with their
+    loss, late and out-of-order packets."""
     if not rows:
         return []
+    out: list[str] = []
+    for unit, fmt in (("Mbit/s", _throughput_rows), ("ms", _latency_rows), ("% lost", _stream_rows)):
+        block = [r for r in rows if r.unit == unit]
+        if block:
+            out += [*fmt(block), ""]
+    return out[:-1]
+
+
+def _verdict(r: CaseRecord) -> str:
+    gen = " (generator-limited)" if r.generator_limited and r.verdict != "generator-limited" else ""
+    return f"{r.verdict}{gen}"
+
+
+def _throughput_rows(rows: list[CaseRecord]) -> list[str]:
     head = (
-        f"{'scenario/case':40s} {'median':>9s} {'min':>9s} {'max':>9s} {'sd':>6s} {'theory':>8s} "
-        f"{'eff%':>6s} {'loss%':>7s}  verdict"
+        f"{'throughput (Mbit/s)':40s} {'median':>9s} {'min':>9s} {'max':>9s} {'sd':>6s} {'theory':>8s} "
+        f"{'eff %':>6s} {'loss %':>7s}  verdict"
     )
     out = [head, "-" * len(head)]
     for r in rows:
         theory = f"{r.theory:8.2f}" if r.theory else f"{'-':>8s}"
         eff = f"{r.efficiency_pct:6.1f}" if r.efficiency_pct is not None else f"{'-':>6s}"
         loss = f"{r.loss_pct:7.3f}" if r.loss_pct is not None else f"{'-':>7s}"
-        gen = " (generator-limited)" if r.generator_limited and r.verdict != "generator-limited" else ""
         out.append(
             f"{r.scenario + '/' + r.case:40s} {r.median:9.2f} {r.minimum:9.2f} {r.maximum:9.2f} {r.stdev:6.2f} "
-            f"{theory} {eff} {loss}  {r.verdict}{gen}"
+            f"{theory} {eff} {loss}  {_verdict(r)}"
+        )
+    return out
+
+
+def _latency_rows(rows: list[CaseRecord]) -> list[str]:
+    head = f"{'latency (ms)':40s} {'median':>9s} {'min':>9s} {'max':>9s} {'sd':>6s} {'p99':>8s} {'loss %':>7s}  verdict"
+    out = [head, "-" * len(head)]
+    for r in rows:
+        p99 = r.measured.get("p99_ms")
+        p99_text = f"{p99:8.3f}" if p99 is not None else f"{'-':>8s}"
+        loss = f"{r.loss_pct:7.3f}" if r.loss_pct is not None else f"{'-':>7s}"
+        out.append(
+            f"{r.scenario + '/' + r.case:40s} {r.median:9.3f} {r.minimum:9.3f} {r.maximum:9.3f} {r.stdev:6.3f} "
+            f"{p99_text} {loss}  {_verdict(r)}"
+        )
+    return out
+
+
+def _stream_rows(rows: list[CaseRecord]) -> list[str]:
+    head = f"{'streams (packets)':40s} {'sent':>9s} {'lost':>9s} {'loss %':>8s} {'late':>6s} {'ooo':>6s}  verdict"
+    out = [head, "-" * len(head)]
+    for r in rows:
+        m = r.measured
+        out.append(
+            f"{r.scenario + '/' + r.case:40s} {int(m.get('sent', 0)):9d} {int(m.get('lost', 0)):9d} "
+            f"{r.loss_pct or 0.0:8.4f} {int(m.get('late', 0)):6d} {int(m.get('outoforder', 0)):6d}  {_verdict(r)}"
         )
     return out

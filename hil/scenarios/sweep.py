@@ -1,5 +1,6 @@
 """Measuring one point of a scenario: repetitions, evidence, a record written before any check;
-then checking a whole sweep against its thresholds at once."""
+then checking a whole sweep against its thresholds at once. `check` is the one checker every
+scenario's records go through: limits per metric name, generator shortfalls as bench faults."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import allure
 
-from hil.checks import BELOW_THRESHOLD, GeneratorShortfall, Measurement, violations
+from hil.checks import BELOW_THRESHOLD, GeneratorShortfall, violations
 from hil.config.thresholds import Limits
 from hil.results.recorder import CaseRecord, make_record
 from hil.stats import summarize
@@ -85,12 +86,11 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord]) -> None
     limited = [r.case for r in records if r.generator_limited]
     for rec in records:
         limits: Limits = hil.thresholds.limits(scenario, rec.case)
-        rec.threshold = {k: v for k, v in limits.model_dump().items() if v is not None}
+        rec.threshold = {f"{b}_{metric}": v for b, metric, v in limits.bounds()}
         if rec.generator_limited:
             hil.recorder.set_verdict(rec, "generator-limited")  # says nothing about the DUT
             continue
-        m = Measurement(scenario, rec.case, rec.median, rec.theory or rec.median, loss_pct=rec.loss_pct)
-        found = violations(m, limits)
+        found = violations(rec.metrics(), limits, rec.theory)
         hil.recorder.set_verdict(rec, "below threshold" if found else "passed")
         problems += [f"{rec.case}: {v}" for v in found]
     if problems:  # a DUT that missed a threshold fails as such, whatever else happened

@@ -15,7 +15,7 @@ import pytest
 from hil.errors import BenchError, DutError
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.latency import PingStats, parse_console, parse_iputils, percentile
-from hil.scenarios.sweep import attach_text
+from hil.scenarios.sweep import attach_text, check
 from hil.session import HilContext
 from hil.stats import Summary, summarize
 
@@ -65,36 +65,21 @@ def record_latency(hil: HilContext, scenario: str, case: str, stats: PingStats, 
     rec = make_record(scenario, case, hil.dut.config.name, summary, None, unit="ms")
     rec.loss_pct = stats.loss_pct
     avg = stats.avg_ms if stats.avg_ms is not None else statistics.fmean(summary.values)
-    rec.extra.update(sent=stats.sent, received=stats.received, avg_ms=round(avg, 4))
+    rec.extra.update(sent=stats.sent, received=stats.received)
+    rec.measured["avg_ms"] = round(avg, 4)
     if stats.rtts_ms:
-        rec.extra["p99_ms"] = percentile(stats.rtts_ms, 99)
+        rec.measured["p99_ms"] = percentile(stats.rtts_ms, 99)
     hil.recorder.record(rec, start, time.time())
     return rec
-
-
-def check_latency(hil: HilContext, scenario: str, records: list[CaseRecord]) -> None:
-    problems = []
-    for rec in records:
-        limits = hil.thresholds.limits(scenario, rec.case)
-        rec.threshold = {k: v for k, v in limits.model_dump().items() if v is not None}
-        found = []
-        worst = rec.extra.get("p99_ms", rec.extra["avg_ms"])
-        if limits.max_latency_ms is not None and worst > limits.max_latency_ms:  # type: ignore[operator]
-            found.append(f"latency {worst:.3f} ms > threshold {limits.max_latency_ms:.3f} ms")
-        if limits.max_loss_pct is not None and (rec.loss_pct or 0.0) > limits.max_loss_pct:
-            found.append(f"loss {rec.loss_pct:.4f} % > threshold {limits.max_loss_pct:.4f} %")
-        hil.recorder.set_verdict(rec, "below threshold" if found else "passed")
-        problems += [f"{rec.case}: {p}" for p in found]
-    assert not problems, f"BELOW THRESHOLD: {scenario}: " + "; ".join(problems)
 
 
 def table(records: list[CaseRecord]) -> str:
     lines = [f"{'case':24s} {'sent':>7s} {'recv':>7s} {'loss %':>8s} {'min':>7s} {'avg':>7s} {'p99':>7s} {'max':>7s}"]
     for r in records:
-        p99 = r.extra.get("p99_ms")
+        p99 = r.measured.get("p99_ms")
         lines.append(
             f"{r.case:24s} {r.extra['sent']:7d} {r.extra['received']:7d} {r.loss_pct or 0:8.4f} {r.minimum:7.3f} "
-            f"{r.extra['avg_ms']:7.3f} {(f'{p99:7.3f}' if p99 is not None else '      -')} {r.maximum:7.3f}"
+            f"{r.measured['avg_ms']:7.3f} {(f'{p99:7.3f}' if p99 is not None else '      -')} {r.maximum:7.3f}"
         )
     return "\n".join(lines)
 
@@ -112,7 +97,7 @@ def test_ping_latency_both_directions(hil: HilContext) -> None:
     attach_text("DUT->PC ping (console)", dut_raw)
     records.append(record_latency(hil, scenario, "dut_to_pc", dut_stats, start))
     attach_text("latency", table(records))
-    check_latency(hil, scenario, records)
+    check(hil, scenario, records)
 
 
 def test_flood_ping(hil: HilContext) -> None:
@@ -135,4 +120,4 @@ def test_flood_ping(hil: HilContext) -> None:
         rec.extra["x"] = length
         records.append(rec)
     attach_text("flood ping", table(records))
-    check_latency(hil, scenario, records)
+    check(hil, scenario, records)

@@ -20,7 +20,7 @@ from hil.errors import BenchError, DutError
 from hil.paths import PROJECT_ROOT
 from hil.results.recorder import make_record
 from hil.scenarios.charts import timeline_chart
-from hil.scenarios.sweep import attach_png, attach_text
+from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.session import HilContext
 from hil.stats import summarize
 from hil.traffic.streams import StreamProfile, StreamSpec, load_profile
@@ -133,14 +133,20 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
         rec = make_record(scenario, f"s{spec.id}-{spec.direction}", hil.dut.config.name, summarize([v["loss_pct"]]),
                           None, unit="% lost")  # fmt: skip
         rec.loss_pct = v["loss_pct"]
-        rec.extra.update({k: v[k] for k in ("sent", "received", "lost", "outoforder", "late", "send_errors")})
-        rec.extra["lossy_bursts"] = len(v["losses"])
+        rec.measured.update({k: float(v[k]) for k in ("sent", "received", "lost", "outoforder", "late", "send_errors")})
+        rec.measured["lossy_bursts"] = float(len(v["losses"]))
         hil.recorder.record(rec, start, time.time())
         records.append(rec)
     total_pct = 100.0 * total_lost / total_sent if total_sent else 100.0
     total = make_record(scenario, "all", hil.dut.config.name, summarize([total_pct]), None, unit="% lost")
     total.loss_pct = total_pct
-    total.extra.update(sent=total_sent, lost=total_lost, duration_s=duration)
+    total.measured.update(
+        sent=float(total_sent),
+        lost=float(total_lost),
+        late=float(sum(v["late"] for v in per_stream.values())),
+        outoforder=float(sum(v["outoforder"] for v in per_stream.values())),
+    )
+    total.extra.update(duration_s=duration)
     injected_pct = None
     if drops_before is not None and drops_after is not None:
         injected_pct = 100.0 * (drops_after - drops_before) / total_sent if total_sent else 0.0
@@ -170,21 +176,10 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
         ]
     attach_png("lost packets per burst", timeline_chart(f"{profile.name}: lost packets per burst", series, "lost"))
 
-    problems = []
-    for rec in records:
-        limits = hil.thresholds.limits(scenario, rec.case)
-        rec.threshold = {k: v for k, v in limits.model_dump().items() if v is not None}
-        bad = limits.max_loss_pct is not None and (rec.loss_pct or 0.0) > limits.max_loss_pct
-        hil.recorder.set_verdict(rec, "below threshold" if bad else "passed")
-        if bad:
-            problems.append(f"{rec.case}: loss {rec.loss_pct:.4f} % > threshold {limits.max_loss_pct:.4f} %")
     if injected_pct is not None:
         diff = abs(total_pct - injected_pct)
         assert diff <= INJECTED_TOLERANCE_POINTS, (
             f"BENCH FAULT: reported loss {total_pct:.3f} % differs from the injected {injected_pct:.3f} % "
             f"by {diff:.3f} points (> {INJECTED_TOLERANCE_POINTS})"
         )
-    late = [f"s{sid}: {v['late']}" for sid, v in per_stream.items() if v["late"]]
-    if late:
-        problems.append(f"late packets beyond the delay threshold: {', '.join(late)}")
-    assert not problems, f"BELOW THRESHOLD: {scenario}: " + "; ".join(problems)
+    check(hil, scenario, records)  # loss, late and out-of-order packets: the profile's max_loss_pct, max_late, ...

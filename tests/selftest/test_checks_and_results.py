@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from hil.checks import BELOW_THRESHOLD, Measurement, assert_within, trend_violations, violations
+from hil.checks import trend_violations, violations
 from hil.config.thresholds import Limits, Trend
 from hil.results.recorder import Recorder, make_record, summary_table
 from hil.stats import summarize
@@ -11,28 +11,50 @@ pytestmark = pytest.mark.selftest
 
 
 def test_failure_message_names_measured_threshold_and_theory():
-    m = Measurement("baseline", "tcp-dut_tx", median_mbps=80.0, theory_mbps=94.93)
-    with pytest.raises(AssertionError) as exc:
-        assert_within(m, Limits(min_mbps=93))
-    msg = str(exc.value)
-    assert msg.startswith(f"{BELOW_THRESHOLD}: baseline/tcp-dut_tx")
-    assert "median 80.00 Mbit/s < threshold 93.00 Mbit/s" in msg and "theoretical 94.93 Mbit/s" in msg
+    (msg,) = violations({"mbps": 80.0, "efficiency_pct": 84.3}, Limits(min_mbps=93), theory_mbps=94.93)
+    assert msg == "median 80.00 Mbit/s < threshold 93.00 Mbit/s (theoretical 94.93 Mbit/s, measured 84.3 % of it)"
 
 
 def test_every_limit_kind():
-    m = Measurement("s", "c", median_mbps=90, theory_mbps=95, loss_pct=1.0, latency_ms=3.0)
-    assert violations(m, Limits(min_mbps=90, max_loss_pct=1.0, max_latency_ms=3.0, min_efficiency_pct=94)) == []
-    found = violations(m, Limits(min_mbps=91, max_loss_pct=0.5, max_latency_ms=2.0, min_efficiency_pct=95))
+    m = {"mbps": 90.0, "efficiency_pct": 100 * 90 / 95, "loss_pct": 1.0, "latency_ms": 3.0}
+    assert violations(m, Limits(min_mbps=90, max_loss_pct=1.0, max_latency_ms=3.0, min_efficiency_pct=94), 95) == []
+    found = violations(m, Limits(min_mbps=91, max_loss_pct=0.5, max_latency_ms=2.0, min_efficiency_pct=95), 95)
     assert len(found) == 4
-    assert violations(Measurement("s", "c", 90, 95), Limits(max_loss_pct=1)) == [
-        "a loss threshold is set but the case measures no loss"
+    assert violations({"mbps": 90.0}, Limits(max_loss_pct=1)) == [
+        "a limit on loss_pct is set but the case measures no loss_pct"
     ]
+
+
+def test_a_limit_on_any_recorded_metric_needs_no_code():
+    """max_jitter_ms, max_late, min_<anything>: the checker knows metrics by name only."""
+    limits = Limits.model_validate({"max_jitter_ms": 0.5, "max_late": 0, "min_received": 100})
+    assert violations({"jitter_ms": 0.2, "late": 0.0, "received": 100.0}, limits) == []
+    assert violations({"jitter_ms": 0.7, "late": 3.0, "received": 90.0}, limits) == [
+        "jitter_ms 0.700 ms > threshold 0.500 ms",
+        "late 3 > threshold 0",
+        "received 90 < threshold 100",
+    ]
+    with pytest.raises(ValueError, match="colour: Extra inputs are not permitted"):
+        Limits.model_validate({"colour": 1})
+    with pytest.raises(ValueError, match="max_late: a limit must be a number"):
+        Limits.model_validate({"max_late": "none"})
+
+
+def test_record_metrics_by_name():
+    rec = make_record("baseline", "udp-dut_tx", "d", summarize([89.0, 90.0, 91.0]), theory=95.7)
+    rec.loss_pct, rec.jitter_ms = 0.1, 0.02
+    m = rec.metrics()
+    assert m["mbps"] == 90.0 and m["loss_pct"] == 0.1 and m["jitter_ms"] == 0.02 and m["sd_mbps"] == 1.0
+    assert m["efficiency_pct"] == pytest.approx(94.04, abs=0.01)
+    ping = make_record("latency", "pc_to_dut", "d", summarize([0.2, 0.3, 0.9]), None, unit="ms")
+    ping.measured["p99_ms"] = 0.9
+    assert ping.metrics()["latency_ms"] == 0.9 and "mbps" not in ping.metrics()
 
 
 def test_an_upper_efficiency_limit_catches_more_than_the_construction_allows():
     limits = Limits(min_efficiency_pct=90, max_efficiency_pct=105)
-    assert violations(Measurement("window_dut", "dut_rx-wnd2", 1.16, 1.16), limits) == []
-    (found,) = violations(Measurement("window_dut", "dut_rx-wnd2", 2.5, 1.16), limits)
+    assert violations({"mbps": 1.16, "efficiency_pct": 100.0}, limits, 1.16) == []
+    (found,) = violations({"mbps": 2.5, "efficiency_pct": 215.5}, limits, 1.16)
     assert found.startswith("efficiency 215.5 % > upper limit 105.0 %") and "2.50 Mbit/s" in found
     with pytest.raises(ValueError, match="greater than or equal to 100"):
         Limits(max_efficiency_pct=95)
@@ -65,8 +87,26 @@ def test_recorder_appends_jsonl_and_perf_metrics_before_the_verdict(tmp_path):
     recorder.set_verdict(rec, "passed")
     assert json.loads((rec_dir / "results.jsonl").read_text().splitlines()[-1])["verdict"] == "passed"
     perf = json.loads(next(allure_dir.glob("*-perf.json")).read_text())
-    keys = {m["key"]: m for m in perf}
-    assert keys["median_mbps"]["value"] == 90.0 and keys["loss_pct"]["better"] == "lower"
-    assert {"run1_mbps", "run2_mbps", "run3_mbps", "efficiency_pct", "stdev_mbps"} <= keys.keys()
+    keys = {m["key"]: m for m in perf}  # per case and metric: Allure must not average unrelated cases
+    case = "baseline/udp-dut_rx"
+    assert keys[f"{case}/mbps"]["value"] == 90.0 and keys[f"{case}/mbps"]["unit"] == "Mbit/s"
+    assert keys[f"{case}/loss_pct"]["better"] == "lower" and keys[f"{case}/loss_pct"]["unit"] == "%"
+    assert {f"{case}/{k}" for k in ("run1_mbps", "run2_mbps", "run3_mbps", "efficiency_pct", "sd_mbps")} <= keys.keys()
     table = summary_table(recorder.rows)
-    assert "baseline/udp-dut_rx" in table[2] and "passed" in table[2]
+    assert table[0].startswith("throughput (Mbit/s)") and "baseline/udp-dut_rx" in table[2] and "passed" in table[2]
+
+
+def test_summary_table_gives_each_row_its_unit():
+    rows = [make_record("baseline", "tcp-dut_tx", "d", summarize([94.0]), 94.93)]
+    ping = make_record("latency", "pc_to_dut", "d", summarize([0.25]), None, unit="ms")
+    ping.measured["p99_ms"], ping.loss_pct = 0.31, 0.0
+    stream = make_record("stress-stress", "s6-dut_rx", "d", summarize([0.5]), None, unit="% lost")
+    stream.loss_pct = 0.5
+    stream.measured.update(sent=1000.0, lost=5.0, late=0.0, outoforder=2.0)
+    table = summary_table([*rows, ping, stream])
+    text = "\n".join(table)
+    assert "throughput (Mbit/s)" in text and "latency (ms)" in text and "streams (packets)" in text
+    latency_row = next(line for line in table if line.startswith("latency/pc_to_dut"))
+    assert "0.250" in latency_row and "0.310" in latency_row and "Mbit" not in latency_row
+    stream_row = next(line for line in table if line.startswith("stress-stress/s6-dut_rx"))
+    assert stream_row.split()[1:6] == ["1000", "5", "0.5000", "0", "2"]
