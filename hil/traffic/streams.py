@@ -9,6 +9,7 @@ it prints "ready", waits for "go", runs, prints one JSON line with the results).
 from __future__ import annotations
 
 import json
+import os
 import selectors
 import socket
 import struct
@@ -26,6 +27,7 @@ STREAMS_DIR = PROJECT_ROOT / "scenarios" / "streams"
 MAGIC = 0x48494C53
 HEADER = struct.Struct("!IHHIIQ")  # magic, id, index in burst, burst, seq, send time (us)
 BASE_PORT = 6000
+BEHIND_FLOOR_US = 200  # a packet later than its gap (and than this) left its burst compressed
 
 
 class StreamSpec(BaseModel):
@@ -129,6 +131,8 @@ class _Sender:
     sent: int = 0
     errors: int = 0
     done: bool = False
+    behind: int = 0  # packets sent more than one gap after their time: the burst went out compressed
+    max_behind_us: int = 0
 
     def next_time(self) -> float:
         return self.start + self.burst * self.spec.period_ms / 1000.0 + self.index * self.spec.gap_us / 1e6
@@ -138,6 +142,10 @@ class _Sender:
             if self.index == 0 and self.next_time() >= self.stop:
                 self.done = True
                 return
+            late_us = int((now - self.next_time()) * 1e6)
+            if late_us > max(self.spec.gap_us, BEHIND_FLOOR_US) and self.index > 0:
+                self.behind += 1
+            self.max_behind_us = max(self.max_behind_us, late_us)
             pkt = encode(self.spec.id, self.index, self.burst, self.seq, int(now * 1e6), self.spec.size)
             try:
                 self.sock.send(pkt)
@@ -150,8 +158,22 @@ class _Sender:
                 self.index, self.burst = 0, self.burst + 1
 
 
+def raise_priority() -> str:
+    """The peer at the lowest real-time priority (SCHED_FIFO 1, not inherited by children) when
+    the bench may: descheduled mid-burst by a busy host, it would send the rest of the burst back
+    to back, which the profile does not ask for. It sleeps between bursts and busy-waits at most
+    the last 1.5 ms before a packet, so it cannot starve the host."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(1))
+    except (OSError, AttributeError) as exc:
+        return f"normal scheduling ({getattr(exc, 'strerror', exc)})"
+    return "SCHED_FIFO 1"
+
+
 def run_peer(config: dict) -> dict:
-    """Receives the DUT's streams and sends the PC's, as paced as a busy-waiting loop can."""
+    """Receives the DUT's streams and sends the PC's, as paced as a busy-waiting loop can; says
+    how far behind its schedule the sender fell (`behind`: packets sent more than one gap late)."""
+    scheduling = raise_priority()
     send = [StreamSpec(**s) for s in config["send"]]
     receive = [StreamSpec(**s) for s in config["receive"]]
     sel = selectors.DefaultSelector()
@@ -196,7 +218,10 @@ def run_peer(config: dict) -> dict:
                     rx[sid].account(burst, seq, arrival)
     result: dict[str, dict] = {}
     for snd in senders:
-        result[str(snd.spec.id)] = {"dir": "dut_rx", "sent": snd.sent, "bursts": snd.burst, "send_errors": snd.errors}
+        result[str(snd.spec.id)] = {
+            "dir": "dut_rx", "sent": snd.sent, "bursts": snd.burst, "send_errors": snd.errors,
+            "behind": snd.behind, "max_behind_us": snd.max_behind_us, "scheduling": scheduling,
+        }  # fmt: skip
     for sid, r in rx.items():
         r.close()
         result[str(sid)] = {

@@ -104,6 +104,7 @@ def combine(spec: StreamSpec, pc: dict, dut: dict) -> dict:
         losses[b] = spec.burst
     lost = max(0, sent - receiver["received"] + receiver["outoforder"])
     return {
+        "behind": sender.get("behind", 0), "max_behind_us": sender.get("max_behind_us", 0),
         "sent": sent, "received": receiver["received"], "lost": lost,
         "loss_pct": 100.0 * lost / sent if sent else 100.0, "outoforder": receiver["outoforder"],
         "late": receiver["late"], "losses": losses, "send_errors": sender.get("send_errors", 0),
@@ -135,6 +136,12 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
         rec.loss_pct = v["loss_pct"]
         rec.measured.update({k: float(v[k]) for k in ("sent", "received", "lost", "outoforder", "late", "send_errors")})
         rec.measured["lossy_bursts"] = float(len(v["losses"]))
+        if spec.direction == "dut_rx":  # the PC sends: how well it kept the profile's spacing
+            rec.measured["generator_behind"] = float(v["behind"])
+            rec.extra["generator_max_behind_us"] = v["max_behind_us"]
+            # bursts the PC sent compressed (it fell behind its schedule) and the DUT lost from:
+            # the generator did not send what the profile asks, so that loss is not the DUT's
+            rec.generator_limited = v["behind"] > 0 and v["lost"] > 0
         hil.recorder.record(rec, start, time.time())
         records.append(rec)
     total_pct = 100.0 * total_lost / total_sent if total_sent else 100.0
@@ -147,6 +154,7 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
         outoforder=float(sum(v["outoforder"] for v in per_stream.values())),
     )
     total.extra.update(duration_s=duration)
+    total.generator_limited = any(r.generator_limited for r in records)
     injected_pct = None
     if drops_before is not None and drops_after is not None:
         injected_pct = 100.0 * (drops_after - drops_before) / total_sent if total_sent else 0.0
@@ -156,12 +164,14 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
 
     lines = [
         f"{'stream':>8s} {'dir':>7s} {'sent':>7s} {'recv':>7s} {'lost':>6s} {'loss %':>8s} {'ooo':>5s} {'late':>5s}"
+        "  PC sender behind schedule (packets, worst us)"
     ]
     for spec in profile.streams:
         v = per_stream[spec.id]
         lines.append(
             f"{spec.id:8d} {spec.direction:>7s} {v['sent']:7d} {v['received']:7d} {v['lost']:6d} "
             f"{v['loss_pct']:8.4f} {v['outoforder']:5d} {v['late']:5d}"
+            + (f"  {v['behind']}, {v['max_behind_us']}" if spec.direction == "dut_rx" else "")
         )
     lines.append(f"total: {total_lost} of {total_sent} lost ({total_pct:.4f} %) in {duration:g} s")
     if injected_pct is not None:
