@@ -6,7 +6,7 @@ import signal
 import sys
 import threading
 
-from hil.netns import delete_run_namespaces
+from hil.bench.netns import delete_run_namespaces
 
 pytest_plugins = ["fixtures.options", "fixtures.host_bench", "fixtures.bench"]
 

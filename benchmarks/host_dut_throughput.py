@@ -20,14 +20,14 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from hil.console import SerialConsole
+from hil.bench.host_dut import HostDutProcess, HostDutSpec
+from hil.bench.netns import TAP, TbfShaping, VirtualTopology
+from hil.console.serial_console import SerialConsole
 from hil.errors import BenchError, DutError
-from hil.host_dut import HostDutProcess, HostDutSpec
-from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
-from hil.netns import TAP, TbfShaping, VirtualTopology
 from hil.paths import PROJECT_ROOT, host_firmware
 from hil.stats import Summary, summarize
 from hil.theory import efficiency_pct, tcp_goodput_mbps
+from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
 
 LINK_MBPS = 100.0
 LADDER = [("wnd2", 2), ("wnd4", 4), ("default", 8), ("wnd16", 16)]
@@ -57,8 +57,8 @@ class Bench:
         """One TCP test; returns the receiver's goodput in Mbit/s."""
         cfg = self.topo.config
         if direction == "PC->DUT":
-            console.write_line("iperf -s")
-            console.wait_line(r"TCP server listening", timeout_s=5)
+            console.send("iperf -s")
+            console.wait_text(r"TCP server listening", timeout_s=5)
             args = Iperf2ClientArgs(host=cfg.dut_ip, duration_s=self.duration_s)
             run_client(self._pc(), args, timeout_s=self.duration_s + 20)
             final = console.wait_final("iperf", timeout_s=10).final
@@ -68,13 +68,13 @@ class Bench:
         with Iperf2Server(self._pc(), udp=False, port=5001, log_path=self.workdir / "server.csv") as srv:
             reply = console.command(f"iperf -c {cfg.pc_ip} -t {self.duration_s:g}", timeout_s=self.duration_s + 20)
             if reply.final is None or reply.final.fields.get("status") != "ok":
-                raise DutError(f"DUT client did not finish cleanly: {reply.lines[-3:]}")
+                raise DutError(f"DUT client did not finish cleanly: {reply.output[-3:]}")
             return srv.wait_record(timeout_s=5).mbps
 
     def measure(self, section: str, config: str, theory: float | None) -> None:
         spec = HostDutSpec(host_firmware(config), self.topo.dut_ns, TAP, self.topo.config.dut_ip)
         with HostDutProcess(spec, self.workdir / config) as proc, SerialConsole(str(proc.console_path)) as console:
-            console.wait_boot(10)
+            console.identify(10)
             for direction in ("PC->DUT", "DUT->PC"):
                 values = [self.tcp_once(console, direction) for _ in range(self.repeat)]
                 s = summarize(values)

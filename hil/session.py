@@ -24,14 +24,14 @@ import allure
 
 from hil.config.sections import DutBase
 from hil.config.thresholds import ThresholdProfile
-from hil.console_protocol import FinalLine
+from hil.console.embedded_console import EmbeddedConsole
+from hil.console.protocol import FinalLine
 from hil.dut.adapter import BenchLink, DutAdapter
-from hil.dut.embedded_console import EmbeddedConsole
 from hil.errors import BenchError, DutError
 from hil.results.recorder import Recorder
-from hil.scenarios.latency import parse_iputils
 from hil.scenarios.profiles import Profile
 from hil.stats import summarize
+from hil.tools.ping import parse_iputils
 from hil.traffic.roles import DutSide, PcSide
 
 RTT_PINGS = 5

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from hil.bench.hardware_link import HardwareLink
+from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
-from hil.hardware_link import HardwareLink
-from hil.netns import VirtualTopology
 
 if TYPE_CHECKING:
-    from hil.dut.embedded_console import EmbeddedConsole
+    from hil.console.embedded_console import EmbeddedConsole
 
 BenchLink = VirtualTopology | HardwareLink  # the PC's side of the bench: the virtual link or a real NIC
 

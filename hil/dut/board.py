@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hil.console.embedded_console import EmbeddedConsole
 from hil.dut.adapter import LinkFacts
-from hil.dut.embedded_console import EmbeddedConsole
 
 
 class RealBoard:

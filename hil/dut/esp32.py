@@ -17,10 +17,10 @@ from pydantic import model_validator
 from hil.config.sections import DutBase, EspIdfConfig, WifiConfig
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.board import RealBoard
+from hil.dut.esp_idf_build import IdfBuild, load_build, project_configs, resolve_build_dir
+from hil.dut.flashers import flash_esptool
 from hil.dut.wifi import WifiStation
 from hil.errors import BenchError
-from hil.esp_idf_build import IdfBuild, load_build, project_configs, resolve_build_dir
-from hil.flashers import flash_esptool
 
 
 def _ladders(project_dir: Path) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:

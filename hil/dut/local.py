@@ -12,13 +12,13 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Protocol
 
+from hil.bench.host_dut import PtySerialLine
+from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
+from hil.console.embedded_console import EmbeddedConsole
 from hil.dut.adapter import BenchLink, LinkFacts
-from hil.dut.embedded_console import EmbeddedConsole
 from hil.dut.images import ImageSource
 from hil.errors import BenchError
-from hil.host_dut import PtySerialLine
-from hil.netns import VirtualTopology
 
 
 def virtual_topology(link: BenchLink, cfg: DutBase) -> VirtualTopology:

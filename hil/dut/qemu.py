@@ -7,15 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from hil.bench.host_dut import PtySerialLine
+from hil.bench.netns import TAP, VirtualTopology
+from hil.bench.qemu import MACHINE, QemuDutProcess
 from hil.config.sections import DutBase
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.images import ImageSource
 from hil.dut.local import DutProgram, LocalDut, virtual_topology
 from hil.dut.presets import ladders
-from hil.host_dut import PtySerialLine
-from hil.netns import TAP, VirtualTopology
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
-from hil.qemu import MACHINE, QemuDutProcess
 
 PRESET_PREFIX = f"{MACHINE}-"
 

@@ -11,10 +11,10 @@ from typing import ClassVar, Literal
 from hil.config.sections import DutBase, ProbeConfig
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.board import RealBoard
+from hil.dut.flashers import FLASHERS
 from hil.dut.images import ImageSource
 from hil.dut.presets import ladders
 from hil.errors import BenchError
-from hil.flashers import FLASHERS
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
 
 BOARD = "same70-xplained"

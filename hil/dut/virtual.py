@@ -10,14 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from hil.bench.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
+from hil.bench.netns import TAP, VirtualTopology
 from hil.config.sections import DutBase, WifiConfig
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.images import ImageSource
 from hil.dut.local import DutProgram, LocalDut, virtual_topology
 from hil.dut.presets import ladders
 from hil.dut.wifi import WifiStation
-from hil.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
-from hil.netns import TAP, VirtualTopology
 from hil.paths import BUILD_HOST_SCRIPT, host_firmware
 
 PRESET_PREFIX = "host-"

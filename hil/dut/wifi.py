@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from hil.config.sections import NetworkConfig, WifiConfig
-from hil.console_protocol import FinalLine
-from hil.dut.embedded_console import EmbeddedConsole
+from hil.console.embedded_console import EmbeddedConsole
+from hil.console.protocol import FinalLine
 from hil.errors import ConsoleTimeout, DutError
 
 RETRY_PAUSE_S = 2.0

@@ -92,10 +92,10 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord]) -> None
             continue
         found = violations(rec.metrics(), limits, rec.theory)
         hil.recorder.set_verdict(rec, "below threshold" if found else "passed")
-        problems += [f"{rec.case}: {v}" for v in found]
+        problems += [f"{scenario}/{rec.case}: {v}" for v in found]
     if problems:  # a DUT that missed a threshold fails as such, whatever else happened
         also = f" (generator-limited, not checked: {', '.join(limited)})" if limited else ""
-        raise AssertionError(f"{BELOW_THRESHOLD}: {scenario}: " + "; ".join(problems) + also)
+        raise AssertionError(f"{BELOW_THRESHOLD}: " + "; ".join(problems) + also)
     if limited:
         raise GeneratorShortfall(f"{', '.join(limited)}: those numbers do not describe the DUT")
 

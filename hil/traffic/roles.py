@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Literal
 
 from hil.config.sections import DEFAULT_TCP_CONGESTION
-from hil.dut.embedded_console import EmbeddedConsole
+from hil.console.embedded_console import EmbeddedConsole
 from hil.errors import BenchError, DutError
-from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
+from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
 
 GENERATOR_TOLERANCE = 0.97  # a sender below 97 % of the requested rate is "generator-limited"
 # The PC's UDP servers ask for this receive buffer (iperf -w; the kernel caps it at

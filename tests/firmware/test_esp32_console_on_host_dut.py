@@ -13,7 +13,7 @@ import pytest
 
 from hil.config.errors import ConfigError
 from hil.config.sections import NetworkConfig, WifiConfig
-from hil.dut.embedded_console import EmbeddedConsole
+from hil.console.embedded_console import EmbeddedConsole
 from hil.dut.wifi import connect, ensure_connected
 from hil.errors import DutError
 from hil.session import DutSession

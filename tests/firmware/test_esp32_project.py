@@ -17,7 +17,7 @@ import yaml
 
 from hil.config.sections import ESP32_PROJECT_DIR
 from hil.dut.esp32 import _ladders
-from hil.esp_idf_build import project_configs, read_sdkconfig_file
+from hil.dut.esp_idf_build import project_configs, read_sdkconfig_file
 
 pytestmark = pytest.mark.selftest
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from fixtures.host_bench import RunningHostDut
-from hil.console_protocol import FinalLine
-from hil.iperf2 import Iperf2ClientArgs, Iperf2Record, Iperf2Server, run_client
+from hil.console.protocol import FinalLine
+from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Record, Iperf2Server, run_client
 
 pytestmark = pytest.mark.virtual_bench
 
@@ -29,7 +29,7 @@ def agree(a: float, b: float) -> bool:
 
 def dut_server_result(dut: RunningHostDut, udp: bool) -> FinalLine:
     reply = dut.console.wait_final("iperf", timeout_s=DURATION_S + 10)
-    assert reply.final is not None and reply.final.ok, reply.lines
+    assert reply.final is not None and reply.final.ok, reply.output
     assert reply.final.fields["role"] == "server" and reply.final.fields["proto"] == ("udp" if udp else "tcp")
     return reply.final
 
@@ -42,8 +42,8 @@ def dut(start_host_dut) -> RunningHostDut:
 @pytest.mark.parametrize("udp", [False, True], ids=["tcp", "udp"])
 def test_pc_client_to_dut_server(dut: RunningHostDut, udp: bool) -> None:
     topo = dut.topology
-    dut.console.write_line("iperf -s -u" if udp else "iperf -s")
-    dut.console.wait_line(r"iperf: (TCP|UDP) server listening", timeout_s=5)
+    dut.console.send("iperf -s -u" if udp else "iperf -s")
+    dut.console.wait_text(r"iperf: (TCP|UDP) server listening", timeout_s=5)
     args = Iperf2ClientArgs(
         host=topo.config.dut_ip, udp=udp, duration_s=DURATION_S, bandwidth=UDP_RATE if udp else None
     )
@@ -65,15 +65,15 @@ def test_dut_client_to_pc_server(dut: RunningHostDut, udp: bool, tmp_path: Path)
         cmd = f"iperf -c {topo.config.pc_ip} -t {DURATION_S}" + (f" -u -b {UDP_RATE}" if udp else "")
         reply = dut.console.command(cmd, timeout_s=DURATION_S + 15)
         pc: Iperf2Record = srv.wait_record(timeout_s=5)
-    assert reply.final is not None and reply.final.ok, reply.lines
+    assert reply.final is not None and reply.final.ok, reply.output
     result = reply.final
-    assert result.fields["status"] == "ok", reply.lines
+    assert result.fields["status"] == "ok", reply.output
     dut_mbps = result.get_float("mbps")
     print(f"DUT client {dut_mbps:.3f} Mbit/s, PC server {pc.mbps:.3f} Mbit/s")
     assert agree(pc.mbps, dut_mbps), f"PC {pc.mbps:.3f} vs DUT {dut_mbps:.3f} Mbit/s differ by more than 2 %"
     if udp:
         # the DUT client reports what the PC's server measured, from the server's report datagram
-        assert result.fields["server_report"] == "1", reply.lines
+        assert result.fields["server_report"] == "1", reply.output
         assert agree(result.get_float("server_mbps"), pc.mbps)
         assert result.get_int("server_lost") == pc.lost
         assert result.get_int("server_bytes") == pc.bytes
@@ -84,15 +84,15 @@ def test_console_ping_summary_matches_its_replies(dut: RunningHostDut) -> None:
     flood prints nothing but the summary (so a slow console cannot pace it or lose its result)."""
     pc_ip = dut.topology.config.pc_ip
     reply = dut.console.command(f"ping {pc_ip} -c 300 -i 0 -s 1440 -W 1", timeout_s=30)
-    assert reply.final is not None and reply.final.ok, reply.lines[-3:]
-    rtts = [float(m) for line in reply.lines for m in re.findall(r"time=([0-9.]+) ms", line)]
+    assert reply.final is not None and reply.final.ok, reply.output[-3:]
+    rtts = [float(m) for line in reply.output for m in re.findall(r"time=([0-9.]+) ms", line)]
     f = reply.final
     assert len(rtts) == f.get_int("received") == 300
     assert f.get_float("avg_ms") == pytest.approx(statistics.fmean(rtts), abs=0.002)
     assert f.get_float("mdev_ms") == pytest.approx(statistics.pstdev(rtts), abs=0.002)
     quiet = dut.console.command(f"ping {pc_ip} -c 2000 -i 0 -s 1440 -W 1 -q", timeout_s=60)
     assert quiet.final is not None and quiet.final.ok and quiet.final.get_int("received") == 2000
-    assert [line for line in quiet.lines if "bytes from" in line or "timeout" in line] == []
+    assert [line for line in quiet.output if "bytes from" in line or "timeout" in line] == []
     q = quiet.final
     assert 0 <= q.get_float("mdev_ms") <= q.get_float("max_ms") - q.get_float("min_ms")
     print(

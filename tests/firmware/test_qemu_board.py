@@ -13,12 +13,12 @@ from typing import NamedTuple
 
 import pytest
 
-from hil.console import SerialConsole
-from hil.host_dut import PtySerialLine
-from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
-from hil.netns import TAP, TbfShaping, VirtualTopology
+from hil.bench.host_dut import PtySerialLine
+from hil.bench.netns import TAP, TbfShaping, VirtualTopology
+from hil.bench.qemu import MAIN_LOOP_RT_PRIORITY, QemuDutProcess
+from hil.console.serial_console import SerialConsole
 from hil.paths import board_firmware
-from hil.qemu import MAIN_LOOP_RT_PRIORITY, QemuDutProcess
+from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
 
 pytestmark = pytest.mark.virtual_bench
 
@@ -48,7 +48,7 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Board]:
 
 def test_boots_and_identifies_as_mps2_an500(board: Board) -> None:
     console = board.console
-    ident = console.wait_boot(15)
+    ident = console.identify(15)
     assert ident.fields["target"] == "mps2-an500"
     assert ident.fields["variant"] == "default" and int(ident.fields["tcp_wnd"]) == 4 * 1460
     assert ident.fields["version"] not in ("", "unknown")
@@ -82,7 +82,7 @@ def test_threads_created_later_do_not_inherit_real_time(tmp_path: Path) -> None:
             with VirtualTopology() as topo:
                 qemu = QemuDutProcess(IMAGE, topo.exec_prefix(topo.dut_ns), TAP, line, tmp_path / f"qemu{i}.log", None)
                 with qemu, SerialConsole(str(line.link)) as console:
-                    console.wait_boot(15)
+                    console.identify(15)
                     console.command(f"ping {topo.config.pc_ip} -c 3 -i 0.05", timeout_s=10)
                     assert_only_the_main_loop_real_time(qemu)
         finally:
@@ -102,8 +102,8 @@ def test_ping_both_ways(board: Board) -> None:
 def test_tcp_moves_both_ways_on_the_shaped_link(board: Board, tmp_path: Path) -> None:
     topo, console = board.topo, board.console
     pc = topo.exec_prefix(topo.pc_ns)
-    console.write_line("iperf -s")
-    console.wait_line("TCP server listening", timeout_s=5)
+    console.send("iperf -s")
+    console.wait_text("TCP server listening", timeout_s=5)
     sent = run_client(pc, Iperf2ClientArgs(host=topo.config.dut_ip, duration_s=DURATION_S), timeout_s=30).record
     rx = console.wait_final("iperf", timeout_s=15).final
     assert rx is not None and rx.fields["status"] == "ok"

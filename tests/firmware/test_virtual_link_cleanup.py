@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from hil.netns import NETNS_PREFIX, VirtualTopology, cleanup_stale, list_namespaces
+from hil.bench.netns import NETNS_PREFIX, VirtualTopology, cleanup_stale, list_namespaces
 
 pytestmark = pytest.mark.virtual_bench
 

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from pytest_embedded.dut_factory import DutFactory
 
+from hil.bench.host_dut import HostDutProcess, HostDutSpec
+from hil.bench.netns import TAP, VirtualTopology
 from hil.config.sections import NetworkConfig, WifiConfig
-from hil.dut.embedded_console import EmbeddedConsole
+from hil.console.embedded_console import EmbeddedConsole
 from hil.dut.wifi import connect, disconnect, ensure_connected, status
 from hil.errors import DutError
-from hil.host_dut import HostDutProcess, HostDutSpec
-from hil.netns import TAP, VirtualTopology
 from hil.paths import host_firmware
 
 pytestmark = pytest.mark.virtual_bench

@@ -6,10 +6,10 @@ from __future__ import annotations
 import allure
 import pytest
 
-from hil.parsing import parse_iperf_size
 from hil.scenarios.sweep import Point, attach_text, check, measure, table
 from hil.session import HilContext
 from hil.theory import tcp_goodput_mbps
+from hil.tools.sizes import parse_iperf_size
 from hil.traffic.roles import TrafficSpec
 
 pytestmark = [pytest.mark.hil, pytest.mark.datasize]

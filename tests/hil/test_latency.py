@@ -14,10 +14,10 @@ import pytest
 
 from hil.errors import BenchError, DutError
 from hil.results.recorder import CaseRecord, make_record
-from hil.scenarios.latency import PingStats, parse_console, parse_iputils, percentile
 from hil.scenarios.sweep import attach_text, check
 from hil.session import HilContext
 from hil.stats import Summary, summarize
+from hil.tools.ping import PingStats, parse_console, parse_iputils, percentile
 
 pytestmark = [pytest.mark.hil, pytest.mark.latency]
 

@@ -17,12 +17,12 @@ import allure
 import pytest
 
 from hil.checks import BELOW_THRESHOLD, trend_violations
-from hil.parsing import parse_iperf_size
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import sweep_chart
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
 from hil.session import HilContext, NoDelayLine
 from hil.theory import tcp_goodput_mbps, window_limited_goodput_mbps
+from hil.tools.sizes import parse_iperf_size
 from hil.traffic.roles import TrafficSpec
 
 pytestmark = [pytest.mark.hil, pytest.mark.window]

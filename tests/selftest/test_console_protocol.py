@@ -1,6 +1,6 @@
 import pytest
 
-from hil.console_protocol import parse_fields, parse_final_line
+from hil.console.protocol import parse_fields, parse_final_line
 from hil.errors import DutError
 
 pytestmark = pytest.mark.selftest

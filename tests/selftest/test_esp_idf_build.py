@@ -1,6 +1,6 @@
 """ESP-IDF build directories and the esptool command, without a chip: a synthetic build directory
 laid out as ESP-IDF v5 writes it (flasher_args.json, config/sdkconfig.json, the three images),
-parsed by pytest-embedded-idf's IdfApp through hil.esp_idf_build; esptool replaced at its
+parsed by pytest-embedded-idf's IdfApp through hil.dut.esp_idf_build; esptool replaced at its
 boundary only (the `esptool` module the flasher runs, and `esptool.main` for pytest-embedded-idf's
 own IdfSerial.flash), so every argument the suite would give a real esptool is checked."""
 
@@ -15,9 +15,9 @@ import pytest
 from pytest_embedded_idf import serial as idf_serial
 from pytest_embedded_idf.app import IdfApp
 
+from hil.dut.esp_idf_build import build_dir_candidates, load_build, project_configs, resolve_build_dir
+from hil.dut.flashers import flash_esptool
 from hil.errors import BenchError
-from hil.esp_idf_build import build_dir_candidates, load_build, project_configs, resolve_build_dir
-from hil.flashers import flash_esptool
 from tests.support.synthetic_idf_build import FLASHER_ARGS, make_build
 
 pytestmark = pytest.mark.selftest

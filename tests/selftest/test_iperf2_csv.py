@@ -1,7 +1,7 @@
 import pytest
 
 from hil.errors import BenchError
-from hil.iperf2 import Iperf2ClientArgs, Iperf2Server, parse_csv_records, run_client, summary_record
+from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, parse_csv_records, run_client, summary_record
 from hil.traffic.roles import TrafficResult, TrafficSpec, dut_loss_pct, parse_udp_rcvbuf_errors
 
 pytestmark = pytest.mark.selftest

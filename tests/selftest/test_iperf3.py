@@ -5,7 +5,7 @@ import json
 import pytest
 
 from hil.errors import BenchError
-from hil.iperf3 import Iperf3ClientArgs, Iperf3Server, parse_json, run_client
+from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, parse_json, run_client
 
 pytestmark = pytest.mark.selftest
 

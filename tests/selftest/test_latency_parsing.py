@@ -1,7 +1,7 @@
 import pytest
 
-from hil.console_protocol import parse_final_line
-from hil.scenarios.latency import parse_console, parse_iputils, percentile
+from hil.console.protocol import parse_final_line
+from hil.tools.ping import parse_console, parse_iputils, percentile
 
 pytestmark = pytest.mark.selftest
 

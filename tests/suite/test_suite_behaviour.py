@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.netns import list_namespaces
+from hil.bench.netns import list_namespaces
 from hil.paths import PROJECT_ROOT
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 from typing import Self
 
+from hil.bench.host_dut import PtySerialLine
+from hil.bench.proc import WatchedProcess, stop_process
 from hil.errors import BenchError, DutError
-from hil.host_dut import PtySerialLine
-from hil.proc import WatchedProcess, stop_process
 
 QEMU = "qemu-system-arm"
 MACHINE = "mps2-an500"

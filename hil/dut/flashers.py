@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from hil.config.sections import ProbeConfig
+from hil.dut.esp_idf_build import IdfBuild
 from hil.errors import BenchError
-from hil.esp_idf_build import IdfBuild
 
 _NO_PROBE = ("No connected debug probes", "unable to find a matching CMSIS-DAP", "No J-Link device found",
              "unable to open", "No target device available")  # fmt: skip

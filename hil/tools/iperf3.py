@@ -12,9 +12,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from hil.bench.proc import ListeningServer
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
-from hil.proc import ListeningServer
 
 IPERF3 = "iperf3"
 

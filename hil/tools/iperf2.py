@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from hil.bench.proc import ListeningServer
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
-from hil.proc import ListeningServer
 
 IPERF2 = "iperf"
 

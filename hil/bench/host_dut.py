@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from hil.bench.proc import WatchedProcess, start_logged, stop_process
 from hil.errors import BenchError, DutError
-from hil.proc import WatchedProcess, start_logged, stop_process
 
 CONSOLE_APPEAR_TIMEOUT_S = 5.0
 

@@ -6,7 +6,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from hil.console_protocol import FinalLine
+from hil.console.protocol import FinalLine
 
 _TIME = re.compile(r"\btime[=<]([0-9.]+) ?ms")
 _SUMMARY = re.compile(r"(\d+) packets transmitted, (\d+) (?:packets )?received")
