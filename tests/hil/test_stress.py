@@ -103,8 +103,10 @@ def combine(spec: StreamSpec, pc: dict, dut: dict) -> dict:
     for b in range(receiver.get("last_burst", -1) + 1, sender["bursts"]):
         losses[b] = spec.burst
     lost = max(0, sent - receiver["received"] + receiver["outoforder"])
+    compressed_lossy = sorted(set(sender.get("compressed_bursts", [])) & set(losses))
     return {
         "behind": sender.get("behind", 0), "max_behind_us": sender.get("max_behind_us", 0),
+        "compressed_lossy_bursts": compressed_lossy,
         "sent": sent, "received": receiver["received"], "lost": lost,
         "loss_pct": 100.0 * lost / sent if sent else 100.0, "outoforder": receiver["outoforder"],
         "late": receiver["late"], "losses": losses, "send_errors": sender.get("send_errors", 0),
@@ -139,9 +141,10 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
         if spec.direction == "dut_rx":  # the PC sends: how well it kept the profile's spacing
             rec.measured["generator_behind"] = float(v["behind"])
             rec.extra["generator_max_behind_us"] = v["max_behind_us"]
-            # bursts the PC sent compressed (it fell behind its schedule) and the DUT lost from:
-            # the generator did not send what the profile asks, so that loss is not the DUT's
-            rec.generator_limited = v["behind"] > 0 and v["lost"] > 0
+            # bursts the PC sent compressed (it fell behind its schedule) that lost packets: the
+            # generator did not send what the profile asks, so that loss is not the DUT's
+            rec.extra["compressed_lossy_bursts"] = v["compressed_lossy_bursts"][:20]
+            rec.generator_limited = bool(v["compressed_lossy_bursts"])
         hil.recorder.record(rec, start, time.time())
         records.append(rec)
     total_pct = 100.0 * total_lost / total_sent if total_sent else 100.0

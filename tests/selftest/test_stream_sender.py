@@ -39,6 +39,10 @@ def test_a_sender_descheduled_mid_burst_counts_the_packets_it_sent_late() -> Non
     assert s.sent == 30
     assert s.behind == 25  # due at 0.5 ... 2.9 ms into the burst, all sent at 5 ms: 4.5 ... 2.1 ms late
     assert 4400 <= s.max_behind_us <= 4600
+    assert s.compressed == {0}  # burst 0 went out compressed; the next one is on time
+    for i in range(30):
+        s.send_due(10.1 + i * 100e-6)
+    assert s.compressed == {0} and s.sent == 60
 
 
 def test_a_burst_started_late_goes_out_compressed_and_counts() -> None:

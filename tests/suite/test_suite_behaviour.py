@@ -164,8 +164,10 @@ def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path
     thresholds = tmp_path / "lossy-thresholds.yaml"
     thresholds.write_text("profile: lossy\nscenarios:\n  stress-stress:\n    default: {max_loss_pct: 3}\n")
     proc = run_suite(
+        # loss accounting is checked here: a burst a busy PC sent late is not (xfail, numbers recorded)
         tmp_path, "-m", "stress", "-k", "not patient", "--profile", "quick", "--stream-duration", "60",
-        "--bench", str(bench), "--thresholds", str(thresholds), timeout=240, tests="tests/hil/test_stress.py",
+        "--bench", str(bench), "--thresholds", str(thresholds), "--generator-shortfall", "xfail",
+        timeout=240, tests="tests/hil/test_stress.py",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:]
     totals = [
