@@ -17,14 +17,24 @@ def sweep_chart(
     theory: list[tuple[float, float]] | None = None,
     ylabel: str = "goodput (Mbit/s)",
     logx: bool = False,
+    theory_label: str = "theoretical",
+    band_pct: tuple[float, float] | None = None,
 ) -> bytes:
+    """Measured series against the theoretical (or expected) values; `band_pct` shades the
+    tolerance around them (e.g. (90, 105): 90-105 % of each theoretical value)."""
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    if theory and band_pct:
+        pts = sorted(theory)
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        lo, hi = band_pct
+        ax.fill_between(xs, [y * lo / 100 for y in ys], [y * hi / 100 for y in ys], color="grey", alpha=0.15,
+                        label=f"limits: {lo:g}-{hi:g} % of {theory_label.split(':')[0]}")  # fmt: skip
     for name, points in series.items():
         pts = sorted(points)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
     if theory:
         pts = sorted(theory)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="--", color="grey", label="theoretical")
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="--", color="grey", label=theory_label)
     if logx:
         ax.set_xscale("log", base=2)
     ax.set_title(title)

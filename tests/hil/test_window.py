@@ -70,7 +70,13 @@ def test_dut_window_ladder(hil: HilContext) -> None:
         attach_text("delay line", f"{exc}: the ladder runs on the bench's own link with a trend check")
         _ladder_on_bench_link(hil, scenario)
         return
-    attach_text("DUT window ladder: expected vs measured", expected_table(records, delay_ms))
+    limits = {r.case: hil.thresholds.limits(scenario, r.case).model_dump(exclude_none=True) for r in records}
+    attach_text("DUT window ladder: expected vs measured", expected_table(records, delay_ms, limits))
+    effs = [r.efficiency_pct or 0.0 for r in records]
+    allure.dynamic.title(
+        f"TCP window ladder, DUT TCP_WND builds, PC->DUT, {delay_ms} ms one-way delay: {len(records)} steps at "
+        f"{min(effs):.1f}-{max(effs):.1f} % of TCP_WND / RTT"
+    )
     attach_png(
         "throughput vs DUT window",
         sweep_chart(
@@ -79,12 +85,23 @@ def test_dut_window_ladder(hil: HilContext) -> None:
             {"PC->DUT measured": [(r.extra["x"], r.median) for r in records]},
             theory=[(r.extra["x"], r.theory or 0.0) for r in records],
             logx=True,
+            theory_label="expected: TCP_WND / RTT",
+            band_pct=_band(limits),
         ),
     )
     check(hil, scenario, records)
 
 
-def expected_table(records: list[CaseRecord], delay_ms: int) -> str:
+def _band(limits: dict[str, dict[str, float]]) -> tuple[float, float] | None:
+    """The efficiency limits all steps share, for the chart's band (None when they differ)."""
+    bands = {(lim.get("min_efficiency_pct"), lim.get("max_efficiency_pct")) for lim in limits.values()}
+    if len(bands) != 1:
+        return None
+    lo, hi = bands.pop()
+    return (lo, hi) if lo is not None and hi is not None else None
+
+
+def expected_table(records: list[CaseRecord], delay_ms: int, limits: dict[str, dict[str, float]]) -> str:
     lines = [
         f"one-way delay {delay_ms} ms on the DUT's receive side; expected = TCP_WND / (delay + one segment "
         "and its ACK on the wire)",
@@ -95,9 +112,9 @@ def expected_table(records: list[CaseRecord], delay_ms: int) -> str:
         ratio = f"{r.efficiency_pct:8.1f}%" if r.efficiency_pct is not None else f"{'-':>9s}"
         lines.append(
             f"{r.extra['x']:12.0f} {r.extra['tcp_wnd_segments']:8d} {r.extra['ping_rtt_ms']:7.2f}ms "
-            f"{r.theory or 0.0:9.3f} {r.median:9.3f} {ratio}  {r.case}"
+            f"{r.theory or 0.0:9.3f} {r.median:9.3f} {ratio}  {r.case}  limits {limits[r.case]}"
         )
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
 
 
 def _ladder_on_bench_link(hil: HilContext, scenario: str) -> None:
