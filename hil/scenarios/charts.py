@@ -10,6 +10,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 
+def _png(fig: plt.Figure) -> bytes:
+    """The figure laid out and rendered as PNG bytes, then released."""
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
 def sweep_chart(
     title: str,
     xlabel: str,
@@ -43,11 +52,7 @@ def sweep_chart(
     ax.grid(True, alpha=0.3)
     ax.set_ylim(bottom=0)
     ax.legend()
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return buf.getvalue()
+    return _png(fig)
 
 
 def timeline_chart(title: str, series: dict[str, list[tuple[float, float]]], ylabel: str) -> bytes:
@@ -64,11 +69,7 @@ def timeline_chart(title: str, series: dict[str, list[tuple[float, float]]], yla
         ax.grid(True, alpha=0.3)
     axes[-1, 0].set_xlabel("time (s)")
     fig.suptitle(title)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return buf.getvalue()
+    return _png(fig)
 
 
 def search_chart(
@@ -120,8 +121,4 @@ def search_chart(
         axes[0, col].set_ylabel(ylabel if col == 0 else "")
         axes[1, col].set_ylabel(ylabel if col == 0 else "")
     fig.suptitle(title)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return buf.getvalue()
+    return _png(fig)
