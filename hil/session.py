@@ -91,6 +91,8 @@ class DutSession:
                 f"the DUT reports address {identity.fields.get('ip')}, the bench file says "
                 f"{self.config.network.dut_ip} (board images take theirs at build time: FW_BOARD_IP)"
             )
+        meter = self.adapter.cpu_meter()
+        recorder.set_dut_cpu(meter.window if meter is not None else None)  # a DUT on the bench PC: its host share
         self.identity = identity
         self.state = DutState.READY
         return identity

@@ -19,6 +19,7 @@ from hil.errors import BenchError, DutError
 QEMU = "qemu-system-arm"
 MACHINE = "mps2-an500"
 START_CHECK_S = 0.3  # QEMU rejects a bad image or NIC at once; after this it is running
+VCPU_THREAD = "CPU 0/TCG"  # the vCPU thread's name with -name ...,debug-threads=on
 MAIN_LOOP_RT_PRIORITY = 1  # SCHED_FIFO, the lowest real-time priority
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,8 @@ class QemuDutProcess(WatchedProcess):
     def argv(self) -> list[str]:
         nic = f"tap,ifname={self.tap},script=no,downscript=no" + (f",mac={self.mac}" if self.mac else "")
         return [
-            *self.netns_prefix, QEMU, "-M", MACHINE, "-display", "none", "-monitor", "none",
+            *self.netns_prefix, QEMU, "-M", MACHINE, "-name", "hil-dut,debug-threads=on",
+            "-display", "none", "-monitor", "none",
             "-chardev", "stdio,id=console,signal=off", "-serial", "chardev:console",
             "-kernel", str(self.image), "-nic", nic,
         ]  # fmt: skip

@@ -16,6 +16,7 @@ from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
 
 if TYPE_CHECKING:
+    from hil.bench.cpu_share import CpuShareMeter
     from hil.console.embedded_console import EmbeddedConsole
 
 BenchLink = VirtualTopology | HardwareLink  # the PC's side of the bench: the virtual link or a real NIC
@@ -53,6 +54,11 @@ class DutAdapter(Protocol):
     def stop(self) -> None: ...
     def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
         """Joins the DUT's network when it has to (a Wi-Fi station); None when there is nothing to join."""
+        ...
+
+    def cpu_meter(self) -> CpuShareMeter | None:
+        """The share of a host core the DUT's firmware got, for a DUT that runs on the bench PC
+        (None for a board with its own CPU)."""
         ...
 
     def environment(self) -> dict[str, str]:

@@ -39,3 +39,7 @@ class RealBoard:
 
     def environment(self) -> dict[str, str]:
         return {}
+
+    def cpu_meter(self) -> None:
+        """A board has its own CPU: the bench PC's load does not slow it."""
+        return None

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Protocol
 
+from hil.bench.cpu_share import CpuShareMeter, ThreadId, thread_named
 from hil.bench.host_dut import PtySerialLine
 from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
@@ -37,7 +38,15 @@ class DutProgram(Protocol):
     def stop(self) -> None: ...
 
 
+# A DUT on the bench PC whose firmware thread waited for a host core longer than this share of a
+# case was slowed by the host's load: a bench fault when it missed a threshold (hil.bench.cpu_share).
+STARVED_WAIT_PCT = 10.0
+
+
 class LocalDut(ABC):
+    # the thread that runs the firmware, by name (None: the program's main thread), and what it is
+    cpu_thread_name: str | None = None
+    cpu_thread_what = "the firmware's process"
     window_ladder: tuple[tuple[str, int], ...]  # (build config, TCP_WND in MSS) for the DUT window sweep
     mss_configs: tuple[tuple[str, int], ...]  # (build config, TCP_MSS) for the DUT MSS builds
 
@@ -52,6 +61,8 @@ class LocalDut(ABC):
         self.current_config: str | None = None
         self._program: DutProgram | None = None
         self._line: PtySerialLine | None = None
+        self._meter: CpuShareMeter | None = None
+        self._cpu_thread_cache: ThreadId | None = None
 
     @abstractmethod
     def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
@@ -90,6 +101,26 @@ class LocalDut(ABC):
     def pid(self) -> int | None:
         return self._program.pid if self._program else None
 
+    def cpu_meter(self) -> CpuShareMeter:
+        """The firmware thread's share of a host core, sampled from now on (hil.bench.cpu_share)."""
+        if self._meter is None:
+            self._meter = CpuShareMeter(self.cpu_thread_what, self._cpu_thread, STARVED_WAIT_PCT)
+            self._meter.start()
+        return self._meter
+
+    def _cpu_thread(self) -> ThreadId | None:
+        pid = self.pid
+        if pid is None:
+            return None
+        if self.cpu_thread_name is None:
+            return pid, pid
+        cached = self._cpu_thread_cache
+        if cached is not None and cached[0] == pid:
+            return cached
+        tid = thread_named(pid, self.cpu_thread_name)
+        self._cpu_thread_cache = (pid, tid) if tid is not None else None
+        return self._cpu_thread_cache
+
     def stop_program(self) -> None:
         if self._program is not None:
             self._program.stop()
@@ -105,6 +136,9 @@ class LocalDut(ABC):
     def stop(self) -> None:
         """Stops the program and releases the console port (end of the session)."""
         self.stop_program()
+        if self._meter is not None:
+            self._meter.stop()
+            self._meter = None
         if self._line is not None:
             self._line.close()
             self._line = None

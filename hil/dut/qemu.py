@@ -9,7 +9,7 @@ from typing import ClassVar, Literal
 
 from hil.bench.host_dut import PtySerialLine
 from hil.bench.netns import TAP, VirtualTopology
-from hil.bench.qemu import MACHINE, QemuDutProcess
+from hil.bench.qemu import MACHINE, VCPU_THREAD, QemuDutProcess
 from hil.config.sections import DutBase
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.images import ImageSource
@@ -35,7 +35,11 @@ def _board_image(config: str) -> Path:
 
 class QemuDut(LocalDut):
     """The ladders are the mps2-an500 presets: the emulated LAN9118 RX FIFO holds ~10.5 KB (six
-    full frames) and drops silently beyond that, so the board's windows stay at or below 6 x MSS."""
+    full frames) and drops silently beyond that, so the board's windows stay at or below 6 x MSS.
+    The firmware runs on QEMU's vCPU thread: its share of a host core is the board's CPU speed."""
+
+    cpu_thread_name = VCPU_THREAD
+    cpu_thread_what = f"QEMU's vCPU thread ({VCPU_THREAD})"
 
     def __init__(self, cfg: QemuDutConfig, topology: VirtualTopology, workdir: Path) -> None:
         super().__init__(cfg, topology, workdir, ImageSource(cfg, BUILD_BOARDS_SCRIPT, PRESET_PREFIX, _board_image))

@@ -40,6 +40,7 @@ class VirtualDutConfig(DutBase):
 
 class VirtualDut(WifiStation, LocalDut):
     cfg: VirtualDutConfig
+    cpu_thread_what = "the host firmware's thread"
 
     def __init__(self, cfg: VirtualDutConfig, topology: VirtualTopology, workdir: Path) -> None:
         super().__init__(cfg, topology, workdir, ImageSource(cfg, BUILD_HOST_SCRIPT, PRESET_PREFIX, host_firmware))

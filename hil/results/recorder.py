@@ -10,10 +10,15 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hil.stats import Summary
+
+if TYPE_CHECKING:
+    from hil.bench.cpu_share import CpuShare
 
 
 @dataclass
@@ -32,6 +37,9 @@ class CaseRecord:
     loss_pct: float | None = None
     jitter_ms: float | None = None
     generator_limited: bool = False
+    # a DUT running on the bench PC (QEMU) waited for a host core beyond its limit during the case:
+    # the host's load, not the firmware, set the numbers (extra["dut_cpu"] has the figures)
+    host_starved: bool = False
     threshold: dict[str, float] = field(default_factory=dict)
     verdict: str = "recorded"  # recorded -> passed | below threshold
     extra: dict[str, object] = field(default_factory=dict)
@@ -92,6 +100,7 @@ class Recorder:
         self.jsonl = results_dir / "results.jsonl"
         self.rows: list[CaseRecord] = []
         self.link: dict[str, object] = {}  # facts of the DUT's link (Wi-Fi RSSI, channel) kept with every record
+        self.dut_cpu: Callable[[float, float], CpuShare | None] | None = None
         self.run_id = time.strftime("%Y%m%dT%H%M%S")
         results_dir.mkdir(parents=True, exist_ok=True)
 
@@ -99,11 +108,20 @@ class Recorder:
         """The link as the DUT reported it when the test started (e.g. Wi-Fi RSSI and channel)."""
         self.link = dict(facts)
 
+    def set_dut_cpu(self, window: Callable[[float, float], CpuShare | None] | None) -> None:
+        """How to tell the share of a host core a DUT on the bench PC got between two times
+        (hil.bench.cpu_share); None for a board with its own CPU."""
+        self.dut_cpu = window
+
     def record(self, rec: CaseRecord, start: float, stop: float) -> None:
         """Writes the record before any threshold is checked."""
         self.rows.append(rec)
         if self.link:
             rec.extra.setdefault("link", dict(self.link))
+        share = self.dut_cpu(start, stop) if self.dut_cpu is not None else None
+        if share is not None:
+            rec.extra["dut_cpu"] = share.as_fields()
+            rec.host_starved = share.starved
         line = {"run": self.run_id, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **asdict(rec)}
         with self.jsonl.open("a") as f:
             f.write(json.dumps(line) + "\n")
@@ -158,7 +176,8 @@ def summary_table(rows: list[CaseRecord]) -> list[str]:
 
 def _verdict(r: CaseRecord) -> str:
     gen = " (generator-limited)" if r.generator_limited and r.verdict != "generator-limited" else ""
-    return f"{r.verdict}{gen}"
+    starved = " (DUT host-starved)" if r.host_starved and r.verdict != "host-starved" else ""
+    return f"{r.verdict}{gen}{starved}"
 
 
 def _throughput_rows(rows: list[CaseRecord]) -> list[str]:

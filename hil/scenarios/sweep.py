@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import allure
 
-from hil.checks import BELOW_THRESHOLD, GeneratorShortfall, violations
+from hil.checks import BELOW_THRESHOLD, BenchFault, generator_shortfall, host_starved, violations
 from hil.config.thresholds import Limits
 from hil.results.recorder import CaseRecord, make_record
 from hil.stats import summarize
@@ -80,10 +80,13 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
 
 def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord]) -> None:
     """Checks every record of a scenario against its limits (all recorded first) and fails with
-    one message listing every violation; a generator that missed its rate is a bench fault
-    (GeneratorShortfall), raised only when the DUT missed no threshold."""
+    one message listing every violation. Two bench faults (BenchFault), raised only when the DUT
+    missed no threshold on its own: a generator that missed its rate (the case is not checked),
+    and a DUT emulated on the bench PC that missed a threshold while it waited for a host core
+    beyond its limit (record.host_starved: the figures are in the message)."""
     problems: list[str] = []
     limited = [r.case for r in records if r.generator_limited]
+    starved: list[str] = []
     for rec in records:
         limits: Limits = hil.thresholds.limits(scenario, rec.case)
         rec.threshold = {f"{b}_{metric}": v for b, metric, v in limits.bounds()}
@@ -91,13 +94,27 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord]) -> None
             hil.recorder.set_verdict(rec, "generator-limited")  # says nothing about the DUT
             continue
         found = violations(rec.metrics(), limits, rec.theory)
+        if found and rec.host_starved:
+            hil.recorder.set_verdict(rec, "host-starved")
+            starved.append(f"{rec.case} ({_cpu_figures(rec)}; {', '.join(found)})")
+            continue
         hil.recorder.set_verdict(rec, "below threshold" if found else "passed")
         problems += [f"{scenario}/{rec.case}: {v}" for v in found]
     if problems:  # a DUT that missed a threshold fails as such, whatever else happened
         also = f" (generator-limited, not checked: {', '.join(limited)})" if limited else ""
+        also += f" (missed while the DUT's host core was busy: {'; '.join(starved)})" if starved else ""
         raise AssertionError(f"{BELOW_THRESHOLD}: " + "; ".join(problems) + also)
-    if limited:
-        raise GeneratorShortfall(f"{', '.join(limited)}: those numbers do not describe the DUT")
+    faults = ([generator_shortfall(limited)] if limited else []) + ([host_starved(starved)] if starved else [])
+    if faults:
+        raise BenchFault("; ".join(faults))
+
+
+def _cpu_figures(rec: CaseRecord) -> str:
+    cpu = rec.extra.get("dut_cpu")
+    if not isinstance(cpu, dict):
+        return "no figures"
+    wait, limit, run = cpu["wait_pct"], cpu["starved_above_pct"], cpu["run_pct"]
+    return f"{cpu['thread']} waited for a host core {wait} % > {limit} % of the case, ran {run} %"
 
 
 def table(records: Sequence[CaseRecord], xname: str) -> str:

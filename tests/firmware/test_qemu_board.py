@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
+from hil.bench.cpu_share import CpuShareMeter, thread_named
 from hil.bench.host_dut import PtySerialLine
 from hil.bench.netns import TAP, TbfShaping, VirtualTopology
-from hil.bench.qemu import MAIN_LOOP_RT_PRIORITY, QemuDutProcess
+from hil.bench.qemu import MAIN_LOOP_RT_PRIORITY, VCPU_THREAD, QemuDutProcess
 from hil.console.serial_console import SerialConsole
 from hil.paths import board_firmware
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
@@ -70,6 +72,28 @@ def assert_only_the_main_loop_real_time(qemu: QemuDutProcess) -> None:
 
 def test_main_loop_real_time_vcpu_not(board: Board) -> None:
     assert_only_the_main_loop_real_time(board.qemu)
+
+
+def test_the_vcpu_thread_is_found_and_its_share_of_a_core_measured(board: Board) -> None:
+    """The host-starvation check watches QEMU's vCPU thread by name: it exists, and while the
+    firmware answers a ping flood it runs (the board spins during a test) without waiting long on
+    this otherwise idle bench."""
+    pid = board.qemu.pid
+    assert pid is not None
+    tid = thread_named(pid, VCPU_THREAD)
+    assert tid is not None and tid != pid
+    meter = CpuShareMeter("vCPU", lambda: (pid, tid), starved_above_pct=10.0)
+    meter.start()
+    try:
+        time.sleep(0.5)
+        start = time.time()
+        board.console.command(f"ping {board.topo.config.pc_ip} -c 200 -i 0.005", timeout_s=20)
+        share = meter.window(start, time.time())
+    finally:
+        meter.stop()
+    assert share is not None
+    print(share.describe())
+    assert share.run_pct > 1.0
 
 
 def test_threads_created_later_do_not_inherit_real_time(tmp_path: Path) -> None:

@@ -166,7 +166,7 @@ def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path
     proc = run_suite(
         # loss accounting is checked here: a burst a busy PC sent late is not (xfail, numbers recorded)
         tmp_path, "-m", "stress", "-k", "not patient", "--profile", "quick", "--stream-duration", "60",
-        "--bench", str(bench), "--thresholds", str(thresholds), "--generator-shortfall", "xfail",
+        "--bench", str(bench), "--thresholds", str(thresholds), "--bench-fault", "xfail",
         timeout=240, tests="tests/hil/test_stress.py",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:]
@@ -186,7 +186,7 @@ def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path
 def test_a_generator_that_falls_short_is_a_bench_fault_failed_or_xfailed(tmp_path: Path, policy: str) -> None:
     """A bench file whose link claims 20 Gbit/s, unshaped: baseline offers 18 Gbit/s of UDP, which
     iperf 2 on the PC cannot send. The case fails as a bench fault (the main job, real benches), or
-    with --generator-shortfall xfail is reported as xfailed with the reason (self-test runs); the
+    with --bench-fault xfail is reported as xfailed with the reason (self-test runs); the
     numbers are recorded either way, and the DUT is never blamed."""
     bench = tmp_path / "fast-claim.yaml"
     text = (PROJECT_ROOT / "bench/virtual.yaml").read_text()
@@ -194,13 +194,13 @@ def test_a_generator_that_falls_short_is_a_bench_fault_failed_or_xfailed(tmp_pat
     thresholds = tmp_path / "any-rate.yaml"
     thresholds.write_text("profile: any-rate\nscenarios:\n  baseline:\n    udp-dut_rx: {min_mbps: 1}\n")
     r = run_suite(tmp_path, "--bench", str(bench), "--thresholds", str(thresholds),
-                  "--generator-shortfall", policy, "-k", "udp-dut_rx", "-rxf")  # fmt: skip
+                  "--bench-fault", policy, "-k", "udp-dut_rx", "-rxf")  # fmt: skip
     out = r.stdout + r.stderr
     assert "BENCH FAULT: the traffic generator could not reach the offered rate for udp-dut_rx" in out, out[-2000:]
     if policy == "fail":
         assert r.returncode == 1 and "1 failed" in out, out[-2000:]
     else:
-        assert r.returncode == 0 and "1 xfailed" in out and "--generator-shortfall xfail" in out, out[-2000:]
+        assert r.returncode == 0 and "1 xfailed" in out and "--bench-fault xfail" in out, out[-2000:]
     lines = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert any(x.get("verdict") == "generator-limited" for x in lines), lines
     assert any(x.get("median") for x in lines), lines  # measured and recorded before the verdict

@@ -1,0 +1,116 @@
+"""The share of a host core a DUT on the bench PC gets (hil.bench.cpu_share), and what the checker
+makes of a case missed while that DUT waited for a core (a bench fault, not the DUT's)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from hil.bench.cpu_share import CpuShareMeter, thread_named
+from hil.checks import BELOW_THRESHOLD, BenchFault
+from hil.config.thresholds import ThresholdProfile
+from hil.results.recorder import CaseRecord, Recorder, make_record
+from hil.scenarios.sweep import check
+from hil.stats import summarize
+
+pytestmark = pytest.mark.selftest
+
+SPIN = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])}); exec('while True: pass')"
+
+
+def _spinners(cpu: int, n: int) -> list[subprocess.Popen[bytes]]:
+    return [subprocess.Popen([sys.executable, "-c", SPIN, str(cpu)]) for _ in range(n)]
+
+
+def _share_of(pid: int, seconds: float) -> tuple[float, float]:
+    meter = CpuShareMeter("spinner", lambda: (pid, pid), starved_above_pct=10.0)
+    meter.start()
+    try:
+        time.sleep(0.5)  # a sample before the window
+        start = time.time()
+        time.sleep(seconds)
+        share = meter.window(start, time.time())
+    finally:
+        meter.stop()
+    assert share is not None
+    return share.run_pct, share.wait_pct
+
+
+def test_two_spinners_on_one_core_each_wait_about_half_the_time() -> None:
+    """By construction: two busy loops pinned to one core share it, so each one waits for it
+    about as long as it runs; other load on that core only makes them wait longer."""
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    procs = _spinners(cpu, 2)
+    try:
+        run, wait = _share_of(procs[0].pid, 2.0)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    print(f"spinner sharing a core: ran {run:.1f} %, waited {wait:.1f} %")
+    assert run + wait == pytest.approx(100.0, abs=8.0)
+    assert 25.0 <= wait <= 75.0
+
+
+def test_a_sleeping_thread_is_not_starved() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        run, wait = _share_of(proc.pid, 1.0)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert run < 5.0 and wait < 5.0
+
+
+def test_a_thread_is_found_by_name_and_a_gone_process_has_none() -> None:
+    assert thread_named(os.getpid(), Path(f"/proc/{os.getpid()}/comm").read_text().strip()) == os.getpid()
+    assert thread_named(os.getpid(), "no such thread") is None
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    meter = CpuShareMeter("gone", lambda: (proc.pid, proc.pid), starved_above_pct=10.0)
+    assert meter.window(time.time() - 1, time.time()) is None
+
+
+def _context(tmp_path: Path) -> SimpleNamespace:
+    profile = ThresholdProfile.model_validate(
+        {"profile": "t", "scenarios": {"length_udp": {"default": {"max_loss_pct": 0.5}}}}
+    )
+    return SimpleNamespace(thresholds=profile, recorder=Recorder(tmp_path, None))
+
+
+def _record(case: str, loss: float, wait_pct: float | None) -> CaseRecord:
+    rec = make_record("length_udp", case, "qemu", summarize([39.7]), 44.17)
+    rec.loss_pct = loss
+    if wait_pct is not None:
+        rec.extra["dut_cpu"] = {"thread": "vCPU", "run_pct": 70.0, "wait_pct": wait_pct, "starved_above_pct": 10.0}
+        rec.host_starved = wait_pct > 10.0
+    return rec
+
+
+def test_a_case_missed_while_the_dut_waited_for_a_host_core_is_a_bench_fault(tmp_path: Path) -> None:
+    hil = _context(tmp_path)
+    starved = _record("dut_rx-l500", 1.2, wait_pct=21.0)
+    with pytest.raises(BenchFault, match=r"waited for a host core 21.0 % > 10.0 % of the case.*loss 1.200 %"):
+        check(hil, "length_udp", [starved, _record("dut_rx-l1448", 0.1, wait_pct=20.0)])
+    assert starved.verdict == "host-starved"
+
+
+def test_a_starved_dut_that_met_its_limits_passes(tmp_path: Path) -> None:
+    rec = _record("dut_rx-l500", 0.1, wait_pct=30.0)
+    check(_context(tmp_path), "length_udp", [rec])
+    assert rec.verdict == "passed"
+
+
+def test_a_dut_that_missed_a_limit_with_the_host_core_to_itself_fails_as_the_dut(tmp_path: Path) -> None:
+    """The DUT's own failure wins over a starved neighbour: the case fails below threshold."""
+    recs = [_record("dut_rx-l500", 1.2, wait_pct=0.3), _record("dut_rx-l1448", 2.0, wait_pct=25.0)]
+    with pytest.raises(AssertionError, match=BELOW_THRESHOLD) as exc:
+        check(_context(tmp_path), "length_udp", recs)
+    assert not isinstance(exc.value, BenchFault)
+    assert "missed while the DUT's host core was busy: dut_rx-l1448" in str(exc.value)
