@@ -101,3 +101,15 @@ def trend_violations(points: list[tuple[str, float]], trend: Trend) -> list[str]
                 f"> threshold {trend.max_drop_pct:.1f} %"
             )
     return out
+
+
+def criteria(metrics: Mapping[str, float], limits: Limits) -> str:
+    """Each limit with the measured value against it, for a case's title: "efficiency 99.9 % >= 98.0 %,
+    loss 0.000 % <= 0.500 %"; "no criterion" when the profile sets none."""
+    parts = []
+    for bound, metric, limit in limits.bounds():
+        value = metrics.get(metric)
+        name = {"mbps": "median", "efficiency_pct": "efficiency", "loss_pct": "loss"}.get(metric, metric)
+        shown = _num(value, metric) if value is not None else "not measured"
+        parts.append(f"{name} {shown} {'>=' if bound == 'min' else '<='} {_num(limit, metric)}")
+    return ", ".join(parts) or "no criterion"

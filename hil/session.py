@@ -60,11 +60,16 @@ class DutSession:
     identity: FinalLine | None = None
     faults: list[str] = field(default_factory=list)
     environment_written: bool = False
+    # nothing of a test runs on the DUT: just flashed, or the last test ended with its traffic done
+    # (passed, or failed a check after it); otherwise the next test aborts what may still run
+    idle: bool = False
 
     def flash(self, config: str | None = None) -> None:
         self.state = DutState.DOWN
+        self.idle = False
         self.adapter.flash(config)
         self.state = DutState.FLASHED
+        self.idle = True
 
     def ensure_flashed(self, config: str) -> None:
         """Flashes a DUT that crashed, reset or was killed (a fault the next test reports), or

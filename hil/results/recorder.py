@@ -40,6 +40,8 @@ class CaseRecord:
     # a DUT running on the bench PC (QEMU) waited for a host core beyond its limit during the case:
     # the host's load, not the firmware, set the numbers (extra["dut_cpu"] has the figures)
     host_starved: bool = False
+    traffic_s: float = 0.0  # seconds of traffic the numbers come from (one record per traffic run carries it)
+    test: str | None = None  # the pytest case that measured it
     threshold: dict[str, float] = field(default_factory=dict)
     verdict: str = "recorded"  # recorded -> passed | below threshold
     extra: dict[str, object] = field(default_factory=dict)
@@ -101,6 +103,7 @@ class Recorder:
         self.rows: list[CaseRecord] = []
         self.link: dict[str, object] = {}  # facts of the DUT's link (Wi-Fi RSSI, channel) kept with every record
         self.dut_cpu: Callable[[float, float], CpuShare | None] | None = None
+        self.test: str | None = None  # the pytest case running now (set by the pytest layer)
         self.run_id = time.strftime("%Y%m%dT%H%M%S")
         results_dir.mkdir(parents=True, exist_ok=True)
 
@@ -116,6 +119,7 @@ class Recorder:
     def record(self, rec: CaseRecord, start: float, stop: float) -> None:
         """Writes the record before any threshold is checked."""
         self.rows.append(rec)
+        rec.test = rec.test or self.test
         if self.link:
             rec.extra.setdefault("link", dict(self.link))
         share = self.dut_cpu(start, stop) if self.dut_cpu is not None else None

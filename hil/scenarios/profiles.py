@@ -1,9 +1,11 @@
 """Run profiles: `quick` runs the whole matrix in a few minutes (CI), `full` uses the seeds'
-durations and point lists. --repeat and --duration given on the command line override both."""
+durations and point lists. --repeat and --duration given on the command line override both.
+The sweep families' points are in their definitions (hil.scenarios.families), per profile name;
+`sweeps` holds the ones the command line overrode."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -11,10 +13,6 @@ class Profile:
     name: str
     repeat: int
     duration_s: float
-    pc_windows: tuple[str, ...]
-    pc_mss: tuple[int, ...]
-    lengths: tuple[int, ...]
-    data_sizes: tuple[str, ...]
     capacity_lengths: tuple[int, ...]
     capacity_trial_s: float
     ping_count: int
@@ -24,16 +22,14 @@ class Profile:
     # the DUT window ladder: the DUT's received frames held this long by its firmware's delay line,
     # so every step is window-limited (16 x 1460 B per 20 ms = 9.3 Mbit/s) on any machine
     window_dut_delay_ms: int = 20
+    # a sweep family's points given on the command line (axis field -> points), e.g. lengths: (64,)
+    sweeps: dict[str, tuple[object, ...]] = field(default_factory=dict)
 
 
 QUICK = Profile(
     name="quick",
     repeat=3,
     duration_s=3.0,
-    pc_windows=("8K", "32K", "128K"),
-    pc_mss=(536, 960, 1460),
-    lengths=(64, 100, 500, 1448),
-    data_sizes=("10M",),
     capacity_lengths=(1448, 500),
     capacity_trial_s=1.5,
     ping_count=20,
@@ -46,10 +42,6 @@ FULL = Profile(
     name="full",
     repeat=3,
     duration_s=10.0,
-    pc_windows=("4K", "8K", "16K", "32K", "64K", "128K"),
-    pc_mss=(160, 360, 560, 760, 960, 1160, 1360, 1460),  # seed 000's series, plus 1460
-    lengths=(64, 100, 500, 1448),  # thesis tables 8 and 10
-    data_sizes=("100M", "500M"),  # thesis: 100 MB and 500 MB
     capacity_lengths=(64, 100, 500, 1448),
     capacity_trial_s=5.0,
     ping_count=50,

@@ -155,7 +155,10 @@ class Iperf2Server(ListeningServer):
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if parse_csv_records(self.output()):
-                time.sleep(0.1)  # a UDP server may print interval and summary records together
-                return summary_record(self.output())
-            time.sleep(0.05)
+                if self.udp:
+                    time.sleep(0.1)  # a UDP server may print interval and summary records together
+                record = summary_record(self.output())
+                self.finished = True
+                return record
+            time.sleep(0.02)
         raise BenchError(f"iperf server reported no finished test within {timeout_s:g} s")

@@ -48,6 +48,7 @@ def test_bidirectional(hil: HilContext, proto: str) -> None:
             if any(x.pc_receive_drops for x in results):  # left out of the loss: the DUT delivered them
                 rec.extra["pc_receive_drops"] = [x.pc_receive_drops for x in results]
         rec.extra["sender_mbps"] = [round(x.sender_mbps, 3) for x in results]
+        rec.traffic_s = hil.duration_s * len(runs) if direction == "dut_tx" else 0.0  # both ran at once
         hil.recorder.record(rec, start, time.time())
         records.append(rec)
     attach_text(

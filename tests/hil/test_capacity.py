@@ -85,6 +85,7 @@ def test_udp_capacity_search(hil: HilContext, direction: str) -> None:
         passing = [t for t in res.trials if t.passed]
         rec.loss_pct = max((t.loss_pct for t in passing), default=None)
         rec.generator_limited = res.generator_limited
+        rec.traffic_s = round(res.total_trial_s, 3)
         rec.extra.update(
             x=length,
             trials=len(res.trials),

@@ -157,6 +157,7 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
         outoforder=float(sum(v["outoforder"] for v in per_stream.values())),
     )
     total.extra.update(duration_s=duration)
+    total.traffic_s = duration  # the streams ran at once: the total carries their traffic time
     total.generator_limited = any(r.generator_limited for r in records)
     injected_pct = None
     if drops_before is not None and drops_after is not None:

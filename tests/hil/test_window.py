@@ -21,34 +21,10 @@ from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import sweep_chart
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
 from hil.session import HilContext, NoDelayLine
-from hil.theory import tcp_goodput_mbps, window_limited_goodput_mbps
-from hil.tools.sizes import parse_iperf_size
+from hil.theory import window_limited_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 
 pytestmark = [pytest.mark.hil, pytest.mark.window]
-
-
-@pytest.mark.parametrize("direction", ["dut_rx", "dut_tx"])
-def test_pc_window_sweep(hil: HilContext, direction: str) -> None:
-    allure.dynamic.title(f"TCP window sweep, PC-side -w, {direction}")
-    scenario = "window_pc"
-    theory = tcp_goodput_mbps(hil.link_mbit, 1460)
-    records = []
-    for w in hil.profile.pc_windows:
-        spec = TrafficSpec("tcp", direction, hil.duration_s, pc_window=w)  # type: ignore[arg-type]
-        records.append(measure(hil, scenario, Point(f"{direction}-w{w}", spec, theory, x=parse_iperf_size(w))))
-    attach_text("window sweep", table(records, "window (B)"))
-    attach_png(
-        "throughput vs PC window",
-        sweep_chart(
-            f"TCP {direction}: goodput vs PC-side window (-w)",
-            "PC socket buffer (bytes)",
-            {direction: [(r.extra["x"], r.median) for r in records]},
-            theory=[(r.extra["x"], theory) for r in records],
-            logx=True,
-        ),
-    )
-    check(hil, scenario, records)
 
 
 @pytest.mark.own_builds

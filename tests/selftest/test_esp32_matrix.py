@@ -33,7 +33,8 @@ def test_esp32_matrix_lists_each_test_per_config() -> None:
     ids = collect()
     for config in configs:
         tag = f"{dut.idf.target}-{config}"
-        assert f"tests/hil/test_baseline.py::test_baseline[{tag}-tcp-dut_tx]" in ids
+        assert f"tests/hil/test_sweeps.py::test_sweep_point[{tag}-baseline/tcp-dut_tx]" in ids
+        assert f"tests/hil/test_sweeps.py::test_sweep_point[{tag}-length_udp/dut_rx-l500]" in ids
         assert any("test_capacity" in i and tag in i for i in ids)
         assert any(f"test_ping_latency_both_directions[{tag}]" in i for i in ids)
     assert "tests/hil/test_window.py::test_dut_window_ladder" in ids

@@ -2,27 +2,48 @@ from types import SimpleNamespace
 
 import pytest
 
-from fixtures.options import _profile_from_options
+from fixtures.options import SWEPT_AXES, _profile_from_options
+from hil.scenarios.families import FAMILIES, LENGTH, MSS_PC, WINDOW_PC, axis_points, sweep_points
 
 pytestmark = pytest.mark.selftest
 
 
 def options(**kw):
-    base = {"profile": "quick", "stream_duration": None, "pc_windows": None, "pc_mss": None, "lengths": None}
+    base = {"profile": "quick", "stream_duration": None} | {a.field: None for a in SWEPT_AXES}
     return SimpleNamespace(**{**base, **kw})
 
 
 def test_profile_defaults_and_overrides():
-    assert _profile_from_options(options()).name == "quick"
+    p = _profile_from_options(options())
+    assert p.name == "quick" and axis_points(LENGTH.axis, p) == (64, 100, 500, 1448)
     p = _profile_from_options(options(profile="full", pc_windows="4K,128K", pc_mss="160,1460", lengths="64"))
-    assert p.pc_windows == ("4K", "128K") and p.pc_mss == (160, 1460) and p.lengths == (64,) and p.repeat == 3
+    assert axis_points(WINDOW_PC.axis, p) == ("4K", "128K") and axis_points(MSS_PC.axis, p) == (160, 1460)
+    assert axis_points(LENGTH.axis, p) == (64,) and p.repeat == 3
 
 
 @pytest.mark.parametrize(
     ("kw", "message"),
     [({"pc_mss": "1,2"}, "--pc-mss values must lie in"), ({"lengths": "a"}, "--lengths takes comma-separated"),
-     ({"pc_windows": "4X"}, "--pc-windows: bad size")],
+     ({"pc_windows": "4X"}, "--pc-windows: bad size"),
+     ({"data_sizes": "-1M"}, "--data-sizes: bad size")],
 )  # fmt: skip
 def test_bad_overrides_name_the_option(kw, message):
     with pytest.raises(ValueError, match=message):
         _profile_from_options(options(**kw))
+
+
+def test_every_family_point_has_a_readable_unique_id_and_every_axis_both_profiles():
+    for name in ("quick", "full"):
+        points = sweep_points(_profile_from_options(options(profile=name)))
+        ids = [p.id for p in points]
+        assert len(ids) == len(set(ids))
+        assert "length_udp/dut_rx-l500" in ids and "baseline/tcp-dut_tx" in ids
+        assert all(" " not in i and "/" in i for i in ids)
+    for fam in FAMILIES:
+        assert fam.axis is None or set(fam.axis.points) == {"quick", "full"}, fam.name
+
+
+def test_the_last_point_of_each_group_carries_the_groups_chart():
+    points = sweep_points(_profile_from_options(options(lengths="64,1448")))
+    length = [p for p in points if p.family is LENGTH]
+    assert [p.last_of_group for p in length] == [False, True] * 4

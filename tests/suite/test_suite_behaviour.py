@@ -21,14 +21,15 @@ from hil.paths import PROJECT_ROOT
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
 
-BASELINE = "tests/hil/test_baseline.py"
+BASELINE = ("tests/hil/test_sweeps.py", "-m", "baseline")
 
 
 def run_suite(
-    results: Path, *args: str, timeout: float = 300, tests: str = BASELINE
+    results: Path, *args: str, timeout: float = 300, tests: str | tuple[str, ...] = BASELINE
 ) -> subprocess.CompletedProcess[str]:
     """Runs (part of) the HIL suite in a child process and checks it left nothing behind."""
-    argv = [sys.executable, "-m", "pytest", tests, "--results-dir", str(results),
+    selection = (tests,) if isinstance(tests, str) else tests
+    argv = [sys.executable, "-m", "pytest", *selection, "--results-dir", str(results),
             f"--alluredir={results / 'allure-results'}", "--repeat", "1", "--duration", "2", *args]  # fmt: skip
     iperf_before = iperf_processes()
     child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -41,9 +42,8 @@ def allure_results(results: Path) -> dict[str, dict]:
     out = {}
     for f in (results / "allure-results").glob("*-result.json"):
         data = json.loads(f.read_text())
-        case = next((p["value"] for p in data.get("parameters", []) if p["name"] == "proto"), "")
-        direction = next((p["value"] for p in data.get("parameters", []) if p["name"] == "direction"), "")
-        out[f"{case.strip(chr(39))}-{direction.strip(chr(39))}"] = data
+        point = next((p["value"] for p in data.get("parameters", []) if p["name"] == "sweep_point"), "")
+        out[point.strip(chr(39)).split("/")[-1]] = data  # baseline/tcp-dut_tx -> tcp-dut_tx
     return out
 
 
@@ -129,7 +129,7 @@ def test_malformed_file_is_one_clear_error_before_any_test(tmp_path: Path, which
 
 
 def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None:
-    argv = [sys.executable, "-m", "pytest", BASELINE, "--results-dir", str(tmp_path),
+    argv = [sys.executable, "-m", "pytest", *BASELINE, "--results-dir", str(tmp_path),
             f"--alluredir={tmp_path / 'allure-results'}", "--repeat", "3", "--duration", "5"]  # fmt: skip
     iperf_before = iperf_processes()
     child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

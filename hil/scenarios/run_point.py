@@ -1,0 +1,77 @@
+"""Runs one point of a scenario family (hil.scenarios.families) as its own pytest case: the
+point's traffic measured and recorded, the family's own verification, the threshold check;
+the last point of a group also attaches the group's table and chart, made from the points of the
+group measured in this run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import allure
+
+from hil.checks import BenchFault, criteria
+from hil.results.recorder import CaseRecord
+from hil.scenarios.charts import sweep_chart
+from hil.scenarios.families import PointEnv, SweepPoint
+from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
+
+if TYPE_CHECKING:
+    from hil.session import HilContext
+
+
+def run_point(hil: HilContext, point: SweepPoint) -> CaseRecord:
+    fam, group = point.family, point.group
+    limits = hil.thresholds.limits(point.scenario, point.case)  # no threshold: an error before any traffic
+    traffic = fam.traffic(group, point.value, PointEnv(hil.link_mbit, hil.duration_s))
+    allure.dynamic.feature(fam.name)
+    allure.dynamic.story(f"{point.scenario} {group.label}")
+    allure.dynamic.title(f"{fam.name}, {point.id}")
+    for name, value in traffic.params.items():
+        allure.dynamic.parameter(name, value)
+    x = fam.axis.x(point.value) if fam.axis is not None else 0.0
+    rec = measure(hil, point.scenario, Point(point.case, traffic.spec, traffic.theory_mbps, x=x))
+    metrics = rec.metrics()
+    eff, theory = rec.efficiency_pct, rec.theory
+    of_theory = f" = {eff:.1f} % of {theory:.2f}" if eff is not None and theory else ""
+    allure.dynamic.title(f"{point.id}: {rec.median:.2f} {rec.unit}{of_theory}; {criteria(metrics, limits)}")
+    if point.last_of_group:
+        _attach_group(hil, point)
+    problem = fam.verify(rec, point.value) if fam.verify is not None else None
+    try:
+        check(hil, point.scenario, [rec])
+    except AssertionError as exc:
+        if problem is None or (isinstance(problem, BenchFault) and not isinstance(exc, BenchFault)):
+            raise  # the DUT missed a threshold: that is the verdict
+        raise type(problem)(f"{problem}; {exc}") from None
+    if problem is not None:
+        raise problem
+    return rec
+
+
+def group_records(hil: HilContext, point: SweepPoint) -> list[CaseRecord]:
+    """The group's points measured in this run, the latest of each case, in measuring order."""
+    latest: dict[str, CaseRecord] = {}
+    for r in hil.recorder.rows:
+        if r.scenario == point.scenario and r.case.startswith(point.group_prefix):
+            latest.pop(r.case, None)
+            latest[r.case] = r
+    return list(latest.values())
+
+
+def _attach_group(hil: HilContext, point: SweepPoint) -> None:
+    fam, axis = point.family, point.family.axis
+    records = group_records(hil, point)
+    if axis is None or not records:
+        return
+    name = f"{point.scenario} {point.group.direction}"
+    attach_text(f"{name}: the group's points", (fam.table or (lambda rs: table(rs, axis.label)))(records))
+    attach_png(
+        f"{name}: goodput vs {axis.label}",
+        sweep_chart(
+            f"{fam.name}, {point.group.label}: goodput vs {axis.label}",
+            axis.label,
+            {point.group.direction: [(float(r.extra["x"]), r.median) for r in records]},  # type: ignore[arg-type]
+            theory=[(float(r.extra["x"]), r.theory or 0.0) for r in records],  # type: ignore[arg-type]
+            logx=axis.logx,
+        ),
+    )
