@@ -321,7 +321,38 @@ DATASIZE = Family(
 )
 
 
-FAMILIES: tuple[Family, ...] = (BASELINE, WINDOW_PC, MSS_PC, LENGTH, DATASIZE)
+# --- UDP offered load: delivered vs offered at rising load (RFC 2544's throughput curve) --------
+# Added as the architecture's worked example (docs/architecture.md): this definition and the
+# threshold profiles' `load_udp` entries, nothing else.
+LOAD_UDP_LEN = 1470
+
+
+def _offered_load(g: Group, pct: object, env: PointEnv) -> Traffic:
+    rate = round(udp_goodput_mbps(env.link_mbit, LOAD_UDP_LEN) * float(str(pct)) / 100, 3)
+    spec = TrafficSpec("udp", g.direction, env.duration_s, length=LOAD_UDP_LEN, rate_mbps=rate)
+    return Traffic(spec, rate, {"offered rate (Mbit/s)": rate})  # what it should deliver: all it was offered
+
+
+LOAD_UDP = Family(
+    name="UDP offered load (delivered vs offered)",
+    marker="load",
+    marker_doc="UDP at rising offered load: delivered vs offered, loss",
+    groups=tuple(Group("udp", d) for d in DIRECTIONS),
+    scenario=lambda g: "load_udp",
+    traffic=_offered_load,
+    axis=Axis(
+        field="udp_loads",
+        points={"quick": (50, 90), "full": (10, 25, 50, 75, 90)},
+        option="--udp-loads",
+        help="UDP offered loads in % of the theoretical goodput of 1470-byte datagrams, e.g. 25,50,90",
+        parse=int_list("--udp-loads", 1, 100),
+        case=lambda v: f"load{v}",
+        x=_as_float,
+        label="offered load (% of the theoretical goodput)",
+    ),
+)
+
+FAMILIES: tuple[Family, ...] = (BASELINE, WINDOW_PC, MSS_PC, LENGTH, DATASIZE, LOAD_UDP)
 
 
 def axis_points(axis: Axis, profile: Profile) -> tuple[object, ...]:
