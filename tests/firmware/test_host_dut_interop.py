@@ -99,3 +99,21 @@ def test_console_ping_summary_matches_its_replies(dut: RunningHostDut) -> None:
         f"300 replies: avg {f.fields['avg_ms']} mdev {f.fields['mdev_ms']} ms; quiet flood of 2000: "
         f"min/avg/max/mdev {q.fields['min_ms']}/{q.fields['avg_ms']}/{q.fields['max_ms']}/{q.fields['mdev_ms']} ms"
     )
+
+
+def test_tcp_server_binds_again_while_the_last_connection_closes(dut: RunningHostDut) -> None:
+    """Back-to-back repetitions: the DUT reports a TCP test when the client's FIN arrives, and its
+    own FIN then waits for the client's final ACK (LAST_ACK) on port 5001. Behind a 50 ms delay
+    line that ACK is still on its way when the next `iperf -s` binds the port: the server must
+    take it (SO_REUSEADDR), not answer "cannot bind"."""
+    topo = dut.topology
+    dut.console.run_ok("linkdelay 50", 5)
+    try:
+        for i in range(3):
+            dut.console.send("iperf -s")
+            dut.console.wait_text(r"iperf: TCP server listening", timeout_s=5)
+            args = Iperf2ClientArgs(host=topo.config.dut_ip, udp=False, duration_s=1, amount="200K")
+            run_client(topo.exec_prefix(topo.pc_ns), args, timeout_s=20)
+            assert dut_server_result(dut, udp=False).fields["status"] == "ok", f"repetition {i + 1}"
+    finally:
+        dut.console.run_ok("linkdelay 0", 5)

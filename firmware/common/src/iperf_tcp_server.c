@@ -83,6 +83,9 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
     if (pcb == NULL) {
         return IPERF_START_NO_TCP_PCB;
     }
+    /* the previous test's connection may still be closing on this port (LAST_ACK: the client's
+     * final ACK is on its way, e.g. through the link delay line); accepted pcbs inherit it */
+    ip_set_option(pcb, SOF_REUSEADDR);
     if (tcp_bind(pcb, &bind_addr, cfg->port) != ERR_OK) {
         tcp_close(pcb);
         return IPERF_START_BIND_FAILED;

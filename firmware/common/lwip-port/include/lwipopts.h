@@ -62,6 +62,9 @@
 #define LWIP_TCP_TIMESTAMPS 0
 #define LWIP_WND_SCALE 0
 #define TCP_LISTEN_BACKLOG 1
+/* SOF_REUSEADDR: the iperf TCP server binds its port again while the last test's connection still
+ * waits in LAST_ACK for the peer's final ACK (as iperf itself does with SO_REUSEADDR) */
+#define SO_REUSE 1
 
 /* Checksums in software: frames from a tap or a MAC without offload */
 #define CHECKSUM_GEN_IP 1
