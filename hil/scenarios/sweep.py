@@ -66,6 +66,8 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
         if any(r.pc_receive_drops for r in runs):  # left out of the loss: the DUT delivered them
             rec.extra["pc_receive_drops"] = [r.pc_receive_drops for r in runs]
     rec.extra["sender_mbps"] = [round(r.sender_mbps, 3) for r in runs]
+    for key in sorted({k for r in runs for k in r.details}):  # a generator's own figures, worst run
+        rec.measured[key] = max(r.details[key] for r in runs if key in r.details)
     rec.traffic_s = round(sum(r.duration_s or point.spec.duration_s for r in runs), 3)
     if point.spec.amount:
         rec.extra["bytes"] = [r.bytes for r in runs]

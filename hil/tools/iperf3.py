@@ -40,7 +40,8 @@ def parse_json(text: str) -> Iperf3Result:
     if "error" in data:
         raise BenchError(f"iperf3: {data['error']}")
     end = data.get("end", {})
-    if "sum_received" in end:  # TCP
+    udp = data.get("start", {}).get("test_start", {}).get("protocol") == "UDP"
+    if not udp and "sum_received" in end:  # TCP
         sent, recv = end["sum_sent"], end["sum_received"]
         return Iperf3Result(
             sender_mbps=sent["bits_per_second"] / 1e6,
@@ -48,17 +49,17 @@ def parse_json(text: str) -> Iperf3Result:
             duration_s=recv["seconds"],
             retransmits=sent.get("retransmits"),
         )
-    if "sum" in end:  # UDP: the client's summary carries the server's loss and jitter
+    if "sum" in end:  # UDP: the receiver's summary (the client's carries the server's) has loss and jitter
         s = end["sum"]
         recv = end.get("sum_received", s)
         return Iperf3Result(
             sender_mbps=end.get("sum_sent", s)["bits_per_second"] / 1e6,
             receiver_mbps=recv["bits_per_second"] / 1e6,
-            duration_s=s["seconds"],
-            jitter_ms=s.get("jitter_ms"),
-            lost_packets=s.get("lost_packets"),
-            packets=s.get("packets"),
-            lost_percent=s.get("lost_percent"),
+            duration_s=recv.get("seconds", s.get("seconds", 0.0)),
+            jitter_ms=recv.get("jitter_ms"),
+            lost_packets=recv.get("lost_packets"),
+            packets=recv.get("packets"),
+            lost_percent=recv.get("lost_percent"),
         )
     raise BenchError("iperf3 JSON has no end summary")
 

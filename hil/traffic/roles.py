@@ -1,7 +1,8 @@
-"""Traffic roles behind one interface: a scenario says what should flow ("the DUT transmits
-UDP at 90 Mbit/s for 10 s with 1470-byte datagrams") and run_traffic starts the right
-processes on the right sides - iperf 2 on the PC, the console's iperf on the DUT - and returns
-both sides' numbers, the receiver's goodput first.
+"""Traffic in the terms of today's topology, PC <-> DUT: a scenario says what should flow ("the
+DUT transmits UDP at 90 Mbit/s for 10 s with 1470-byte datagrams") and run_traffic sends it
+between the two endpoints (hil.traffic.endpoints: the PC a host endpoint, the DUT its console
+endpoint), returning both sides' numbers, the receiver's goodput first, with what the PC side
+adds (the connection's observed MSS, its own socket's UDP drops).
 """
 
 from __future__ import annotations
@@ -18,12 +19,18 @@ from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.console.embedded_console import EmbeddedConsole
 from hil.errors import BenchError, DutError
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
+from hil.traffic.endpoints import (
+    HOST_UDP_RCVBUF,
+    DutConsoleEndpoint,
+    FlowSpec,
+    HostEndpoint,
+    dut_iperf_line,
+    run_flow,
+    udp_receive_buffer_errors,
+)
 
 GENERATOR_TOLERANCE = 0.97  # a sender below 97 % of the requested rate is "generator-limited"
-# The PC's UDP servers ask for this receive buffer (iperf -w; the kernel caps it at
-# net.core.rmem_max): at the default 208 KB a PC server descheduled for 18 ms on a busy host drops
-# datagrams of a 95 Mbit/s stream in its own socket, which would count as the DUT's loss.
-PC_UDP_RCVBUF = "4M"
+PC_UDP_RCVBUF = HOST_UDP_RCVBUF
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,7 @@ class TrafficResult:
     # PC server): counted by iperf as lost, but the DUT delivered them, so loss_pct leaves them out
     pc_receive_drops: int = 0
     raw: dict[str, str] = field(default_factory=dict)
+    details: dict[str, float] = field(default_factory=dict)  # a generator's own (iperf 3: retransmits, cwnd, CPU)
 
 
 _SS_MSS = re.compile(r"\bmss:(\d+)")
@@ -118,39 +126,6 @@ class DutSide:
     ip: str
 
 
-def _dut_iperf_line(spec: TrafficSpec, server_ip: str | None) -> str:
-    parts = ["iperf", "-c", server_ip] if server_ip else ["iperf", "-s"]
-    if spec.proto == "udp":
-        parts.append("-u")
-    parts += ["-p", str(spec.port)]
-    if server_ip:
-        parts += ["-n", spec.amount] if spec.amount else ["-t", f"{spec.duration_s:g}"]
-        if spec.length:
-            parts += ["-l", str(spec.length)]
-        if rate := spec.rate_arg():
-            parts += ["-b", rate]
-    return " ".join(parts)
-
-
-def udp_receive_buffer_errors(netns_prefix: list[str]) -> int:
-    """The PC namespace's count of UDP datagrams dropped for a full socket receive buffer
-    (/proc/net/snmp Udp RcvbufErrors); 0 when it cannot be read."""
-    try:
-        text = subprocess.run([*netns_prefix, "cat", "/proc/net/snmp"], capture_output=True, text=True,
-                              timeout=10, check=False).stdout  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return 0
-    return parse_udp_rcvbuf_errors(text)
-
-
-def parse_udp_rcvbuf_errors(snmp: str) -> int:
-    """Udp RcvbufErrors from /proc/net/snmp's text (0 when absent)."""
-    rows = [line.split() for line in snmp.splitlines() if line.startswith("Udp:")]
-    if len(rows) < 2 or "RcvbufErrors" not in rows[0]:
-        return 0
-    return int(rows[1][rows[0].index("RcvbufErrors")])
-
-
 def dut_loss_pct(r: TrafficResult) -> float:
     """The receiver's loss less what the PC's own socket buffers dropped (never below 0)."""
     if not r.datagrams:
@@ -162,66 +137,36 @@ def _limited(sent_mbps: float, spec: TrafficSpec) -> bool:
     return spec.rate_mbps is not None and sent_mbps < GENERATOR_TOLERANCE * spec.rate_mbps
 
 
+def endpoints(pc: PcSide, dut: DutSide) -> tuple[HostEndpoint, DutConsoleEndpoint]:
+    """Today's topology, PC <-> DUT, as its two traffic endpoints."""
+    return (
+        HostEndpoint("PC", pc.netns_prefix, pc.ip, pc.workdir, pc.tcp_congestion),
+        DutConsoleEndpoint("DUT", dut.console, dut.ip),
+    )
+
+
+def flow_of(spec: TrafficSpec) -> FlowSpec:
+    return FlowSpec(spec.proto, spec.duration_s, port=spec.port, length=spec.length, rate_mbps=spec.rate_mbps,
+                    amount=spec.amount, window=spec.pc_window, mss=spec.pc_mss)  # fmt: skip
+
+
 def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
-    timeout = spec.duration_s * 2 + 30
-    probe: _MssProbe | None = None
-    if spec.direction == "dut_tx":
-        log = pc.workdir / f"iperf2-server-{spec.case_id}.csv"
-        window = spec.pc_window or (PC_UDP_RCVBUF if spec.proto == "udp" else None)
-        extra = (["-w", window] if window else []) + (["-M", str(spec.pc_mss)] if spec.pc_mss else [])
-        drops_before = udp_receive_buffer_errors(pc.netns_prefix) if spec.proto == "udp" else 0
-        with Iperf2Server(pc.netns_prefix, udp=spec.proto == "udp", port=spec.port, log_path=log, extra=extra) as srv:
-            line = _dut_iperf_line(spec, pc.ip)
-            dut.console.send(line)
-            if spec.observe_mss:
-                probe = _MssProbe(pc, spec)
-            reply = dut.console.wait_final(line, timeout_s=timeout)
-            if not reply.final.ok:
-                raise DutError(f"DUT refused `{line}`: {reply.final.reason}")
-            if reply.final.fields.get("status") != "ok":
-                raise DutError(f"DUT client ended with status {reply.final.fields.get('status')}")
-            record = srv.wait_record(timeout_s=10)
-            pc_raw = srv.output()
-        final = reply.final
-        sent = final.get_float("mbps")
-        result = TrafficResult(spec, receiver_mbps=record.mbps, sender_mbps=sent)
-        result.bytes, result.duration_s = record.bytes, record.duration_s
-        result.raw = {"pc iperf2 server": pc_raw, "dut console": "\n".join(reply.output)}
-        if probe is not None:
-            result.observed_mss = probe.result(pc_sends=False)
-    else:
-        line = _dut_iperf_line(spec, None)
-        dut.console.send(line)
-        dut.console.wait_text(r"server listening", timeout_s=10)
-        args = Iperf2ClientArgs(
-            host=dut.ip, port=spec.port, udp=spec.proto == "udp", duration_s=spec.duration_s, amount=spec.amount,
-            length=spec.length, bandwidth=spec.rate_arg(), window=spec.pc_window, mss=spec.pc_mss,
-            congestion=pc.tcp_congestion,
-        )  # fmt: skip
-        if spec.observe_mss:
-            probe = _MssProbe(pc, spec)
-        try:
-            run = run_client(pc.netns_prefix, args, timeout_s=timeout)
-        except BenchError:
-            dut.console.command("iperf -a", timeout_s=10, accept=lambda f: "action" in f.fields)
-            raise
-        reply = dut.console.wait_final("iperf", timeout_s=timeout)
-        final = reply.final
-        if not final.ok or final.fields.get("status") != "ok":
-            raise DutError(f"DUT server ended with {final.reason or final.fields.get('status')}")
-        record = run.record
-        result = TrafficResult(spec, receiver_mbps=final.get_float("mbps"), sender_mbps=record.mbps)
-        result.bytes, result.duration_s = final.get_int("bytes"), final.get_int("duration_us") / 1e6
-        if probe is not None:
-            result.observed_mss = probe.result(pc_sends=True)
-        result.raw = {"pc iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}", "dut console": "\n".join(reply.output)}
+    """The spec's direction as a flow between the PC and DUT endpoints (hil.traffic.endpoints)."""
+    pc_end, dut_end = endpoints(pc, dut)
+    sender, receiver = (dut_end, pc_end) if spec.direction == "dut_tx" else (pc_end, dut_end)
+    probe: list[_MssProbe] = []
+    sample = (lambda: probe.append(_MssProbe(pc, spec))) if spec.observe_mss else None
+    flow = run_flow(sender, receiver, flow_of(spec), while_running=sample)
+    rx = flow.receiver
+    result = TrafficResult(spec, receiver_mbps=rx.mbps, sender_mbps=flow.sender.mbps)
+    result.bytes, result.duration_s = rx.bytes, rx.duration_s
+    result.raw = flow.raw
+    result.details = {**flow.sender.details, **rx.details}
+    if probe:
+        result.observed_mss = probe[0].result(pc_sends=sender is pc_end)
     if spec.proto == "udp":
-        if spec.direction == "dut_tx":
-            result.lost, result.datagrams, result.jitter_ms = record.lost, record.total, record.jitter_ms
-            result.pc_receive_drops = udp_receive_buffer_errors(pc.netns_prefix) - drops_before
-        else:
-            result.lost, result.datagrams = final.get_int("lost"), final.get_int("datagrams")
-            result.jitter_ms = final.get_float("jitter_ms")
+        result.lost, result.datagrams, result.jitter_ms = rx.lost, rx.datagrams, rx.jitter_ms
+        result.pc_receive_drops = rx.socket_drops
         result.loss_pct = dut_loss_pct(result)
         result.generator_limited = _limited(result.sender_mbps, spec)
     return result
@@ -244,13 +189,13 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
     extra = ["-w", PC_UDP_RCVBUF] if proto == "udp" else []
     drops_before = udp_receive_buffer_errors(pc.netns_prefix) if proto == "udp" else 0
     with Iperf2Server(pc.netns_prefix, udp=proto == "udp", port=tx.port, log_path=log, extra=extra) as srv:
-        dut.console.send(_dut_iperf_line(rx, None))
+        dut.console.send(dut_iperf_line(flow_of(rx), None))
         dut.console.wait_text(r"server listening", timeout_s=10)
         args = Iperf2ClientArgs(host=dut.ip, port=rx.port, udp=proto == "udp", duration_s=duration_s,
                                 length=length, bandwidth=rx.rate_arg(), congestion=pc.tcp_congestion)  # fmt: skip
         pc_client = threading.Thread(target=lambda: runs.append(run_client(pc.netns_prefix, args, timeout)))
         runs: list = []
-        dut.console.send(_dut_iperf_line(tx, pc.ip))
+        dut.console.send(dut_iperf_line(flow_of(tx), pc.ip))
         pc_client.start()
         finals = dut.console.wait_finals("iperf", 2, timeout_s=timeout)
         pc_client.join(timeout=timeout)

@@ -2,7 +2,8 @@ import pytest
 
 from hil.errors import BenchError
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, parse_csv_records, run_client, summary_record
-from hil.traffic.roles import TrafficResult, TrafficSpec, dut_loss_pct, parse_udp_rcvbuf_errors
+from hil.traffic.endpoints import parse_udp_rcvbuf_errors
+from hil.traffic.roles import TrafficResult, TrafficSpec, dut_loss_pct
 
 pytestmark = pytest.mark.selftest
 

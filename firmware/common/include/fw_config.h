@@ -30,7 +30,7 @@
 /* ---- A board's own sizes (its drivers' rings; lwIP pools for a smaller RAM) ------------------
  * kept in board_config.h in the board's directory, which its build puts on the include path along
  * with FW_BOARD_<board> (same70/CMakeLists.txt); included before the defaults below. */
-#if defined(FW_BOARD_SAME70_XPLAINED)
+#if defined(FW_BOARD_SAME70_XPLAINED) || defined(FW_BOARD_MPS2_AN500)
 #include "board_config.h"
 #endif
 
@@ -85,7 +85,9 @@
 #define FW_IPERF_UDP_FIN_WAIT_MS 250   /* as iperf 2 */
 #define FW_IPERF_UDP_IDLE_MS 2000      /* a UDP server whose client fell silent ends the test */
 #define FW_IPERF_UDP_LINGER_MS 1500    /* a finished UDP server still answers repeated FINs */
+#ifndef FW_IPERF_UDP_BURST_MAX
 #define FW_IPERF_UDP_BURST_MAX 64      /* datagrams per poll when the client is behind schedule */
+#endif
 
 /* ---- ping ----------------------------------------------------------------------------------- */
 #define FW_PING_ID 0xAFAF
