@@ -42,10 +42,16 @@ def run_point(hil: HilContext, point: SweepPoint) -> CaseRecord:
     except AssertionError as exc:
         if problem is None or (isinstance(problem, BenchFault) and not isinstance(exc, BenchFault)):
             raise  # the DUT missed a threshold: that is the verdict
-        raise type(problem)(f"{problem}; {exc}") from None
+        if isinstance(problem, BenchFault):  # both the bench's: one bench fault naming both
+            raise BenchFault(f"{_what(problem)}; {_what(exc)}") from None
+        raise AssertionError(f"{problem}; {exc}") from None
     if problem is not None:
         raise problem
     return rec
+
+
+def _what(fault: AssertionError) -> str:
+    return str(fault).removeprefix("BENCH FAULT: ")
 
 
 def group_records(hil: HilContext, point: SweepPoint) -> list[CaseRecord]:

@@ -13,7 +13,9 @@ import time
 import allure
 import pytest
 
-from hil.results.recorder import make_record
+from fixtures.options import PROFILE_KEY
+from hil.checks import criteria
+from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.capacity import SearchResult, Trial, goal_met, search
 from hil.scenarios.charts import search_chart, sweep_chart
 from hil.scenarios.sweep import attach_png, attach_text, check
@@ -55,79 +57,99 @@ def trials_table(res: SearchResult) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("direction", ["dut_rx", "dut_tx"])
-def test_udp_capacity_search(hil: HilContext, direction: str) -> None:
-    allure.dynamic.title(f"loss-free UDP capacity search, {direction}")
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One case per direction and datagram length of the run profile: `capacity/dut_rx-l1448`."""
+    if "capacity_point" in metafunc.fixturenames:
+        lengths = metafunc.config.stash[PROFILE_KEY].capacity_lengths
+        points = [(d, n) for d in ("dut_rx", "dut_tx") for n in lengths]
+        metafunc.parametrize("capacity_point", points, ids=[f"capacity/{d}-l{n}" for d, n in points])
+
+
+def test_udp_capacity_search(hil: HilContext, capacity_point: tuple[str, int]) -> None:
+    direction, length = capacity_point
     scenario = "capacity"
-    records = []
-    targets = []
-    searches: dict[str, SearchResult] = {}
-    for length in hil.profile.capacity_lengths:
-        theory = udp_goodput_mbps(hil.link_mbit, length)
-        case = f"{direction}-l{length}"
-        max_loss = hil.thresholds.limits(scenario, case).max_loss_pct
-        target = DEFAULT_LOSS_TARGET_PCT if max_loss is None else max_loss
-        targets.append(target)
-        start = time.time()
+    theory = udp_goodput_mbps(hil.link_mbit, length)
+    case = f"{direction}-l{length}"
+    limits = hil.thresholds.limits(scenario, case)
+    target = DEFAULT_LOSS_TARGET_PCT if limits.max_loss_pct is None else limits.max_loss_pct
+    allure.dynamic.feature("loss-free UDP capacity search")
+    allure.dynamic.story(f"capacity {direction}")
+    allure.dynamic.title(f"capacity/{case}: loss-free UDP rate, loss target {target:g} %")
+    start = time.time()
 
-        def trial(rate: float, duration_s: float, length: int = length, target: float = target) -> Trial:
-            spec = TrafficSpec("udp", direction, duration_s, length=length, rate_mbps=rate)  # type: ignore[arg-type]
-            r = run_traffic(spec, hil.pc_side, hil.dut_side)
-            limited = r.sender_mbps < GENERATOR_TOLERANCE * rate
-            loss = r.loss_pct or 0.0
-            return Trial(rate, r.sender_mbps, r.receiver_mbps, loss, limited, loss <= target and not limited)
+    def trial(rate: float, duration_s: float) -> Trial:
+        spec = TrafficSpec("udp", direction, duration_s, length=length, rate_mbps=rate)  # type: ignore[arg-type]
+        r = run_traffic(spec, hil.pc_side, hil.dut_side)
+        limited = r.sender_mbps < GENERATOR_TOLERANCE * rate
+        loss = r.loss_pct or 0.0
+        return Trial(rate, r.sender_mbps, r.receiver_mbps, loss, limited, loss <= target and not limited)
 
-        res = search(trial, theory, hil.profile.capacity_trial_s, target, max_trials=MAX_TRIALS)
-        searches[f"{length} B"] = res
-        attach_text(f"{case}: trials", trials_table(res))
-        found = res.rate_mbps or 0.0
-        rec = make_record(scenario, case, hil.dut.config.name, summarize([found]), theory)
-        passing = [t for t in res.trials if t.passed]
-        rec.loss_pct = max((t.loss_pct for t in passing), default=None)
-        rec.generator_limited = res.generator_limited
-        rec.traffic_s = round(res.total_trial_s, 3)
-        rec.extra.update(
-            x=length,
-            trials=len(res.trials),
-            trial_s=round(res.total_trial_s, 3),
-            confirmed=res.confirmed,
-            goal_met=goal_met(res),
-            upper_bound_mbps=round(res.hi_mbps, 4),
-            loss_target_pct=target,
-            # offered, sent, received, loss %, length s, verdict, lo and hi after the trial
-            trial_log=[
-                [
-                    round(t.offered_mbps, 4),
-                    round(t.sent_mbps, 3),
-                    round(t.received_mbps, 3),
-                    round(t.loss_pct, 4),
-                    t.duration_s,
-                    "generator-limited" if t.generator_limited else ("pass" if t.passed else "fail"),
-                    round(t.lo_mbps, 4),
-                    round(t.hi_mbps, 4),
-                ]
-                for t in res.trials
-            ],
-        )
-        hil.recorder.record(rec, start, time.time())
-        records.append(rec)
+    res = search(trial, theory, hil.profile.capacity_trial_s, target, max_trials=MAX_TRIALS)
+    attach_text(f"{case}: trials", trials_table(res))
+    found = res.rate_mbps or 0.0
+    rec = make_record(scenario, case, hil.dut.config.name, summarize([found]), theory)
+    passing = [t for t in res.trials if t.passed]
+    rec.loss_pct = max((t.loss_pct for t in passing), default=None)
+    rec.generator_limited = res.generator_limited
+    rec.traffic_s = round(res.total_trial_s, 3)
+    rec.extra.update(
+        x=length,
+        trials=len(res.trials),
+        trial_s=round(res.total_trial_s, 3),
+        confirmed=res.confirmed,
+        goal_met=goal_met(res),
+        upper_bound_mbps=round(res.hi_mbps, 4),
+        loss_target_pct=target,
+        # offered, sent, received, loss %, length s, verdict, lo and hi after the trial
+        trial_log=[
+            [
+                round(t.offered_mbps, 4),
+                round(t.sent_mbps, 3),
+                round(t.received_mbps, 3),
+                round(t.loss_pct, 4),
+                t.duration_s,
+                "generator-limited" if t.generator_limited else ("pass" if t.passed else "fail"),
+                round(t.lo_mbps, 4),
+                round(t.hi_mbps, 4),
+            ]
+            for t in res.trials
+        ],
+    )
+    hil.recorder.record(rec, start, time.time())
+    allure.dynamic.title(
+        f"capacity/{case}: {found:.2f} Mbit/s loss-free (<= {target:g} %) = {rec.efficiency_pct or 0:.1f} % of "
+        f"{theory:.2f} in {len(res.trials)} trials; {criteria(rec.metrics(), limits)}"
+    )
+    if length == hil.profile.capacity_lengths[-1]:
+        _attach_direction_charts(hil, direction)
+    assert len(res.trials) <= MAX_TRIALS, f"capacity search took more than {MAX_TRIALS} trials: {len(res.trials)}"
+    check(hil, scenario, [rec])
+
+
+def _attach_direction_charts(hil: HilContext, direction: str) -> None:
+    """The direction's lengths measured in this run: the loss-free rate against length, and every
+    search's trials with their bounds (from the records' trial logs)."""
+    latest: dict[str, CaseRecord] = {}
+    for r in hil.recorder.rows:
+        if r.scenario == "capacity" and r.case.startswith(f"{direction}-"):
+            latest[r.case] = r
+    records = sorted(latest.values(), key=lambda r: float(r.extra["x"]))  # type: ignore[arg-type]
+    targets = sorted({float(r.extra["loss_target_pct"]) for r in records})  # type: ignore[arg-type]
     attach_png(
-        "loss-free rate vs length",
+        f"capacity {direction}: loss-free rate vs length",
         sweep_chart(
-            f"UDP {direction}: highest rate with loss <= {'/'.join(f'{x:g}' for x in sorted(set(targets)))} %",
+            f"UDP {direction}: highest rate with loss <= {'/'.join(f'{x:g}' for x in targets)} %",
             "datagram length (bytes)",
-            {direction: [(r.extra["x"], r.median) for r in records]},
-            theory=[(r.extra["x"], r.theory or 0.0) for r in records],
+            {direction: [(float(r.extra["x"]), r.median) for r in records]},  # type: ignore[arg-type]
+            theory=[(float(r.extra["x"]), r.theory or 0.0) for r in records],  # type: ignore[arg-type]
         ),
     )
+    panels = {
+        f"{r.extra['x']} B": [(t[0], t[5] == "pass", t[6], t[7]) for t in r.extra["trial_log"]]  # type: ignore[attr-defined]
+        for r in records
+    }
+    found = {f"{r.extra['x']} B": (r.median if r.median > 0 else None) for r in records}
     attach_png(
-        "capacity search: trials and bounds",
-        search_chart(
-            f"UDP {direction}: offered rate per trial, bounds after it",
-            {k: [(t.offered_mbps, t.passed, t.lo_mbps, t.hi_mbps) for t in r.trials] for k, r in searches.items()},
-            {k: r.rate_mbps for k, r in searches.items()},
-        ),
+        f"capacity {direction}: trials and bounds",
+        search_chart(f"UDP {direction}: offered rate per trial, bounds after it", panels, found),
     )
-    over = [f"{r.case} ({r.extra['trials']} trials)" for r in records if r.extra["trials"] > MAX_TRIALS]
-    assert not over, f"capacity search took more than {MAX_TRIALS} trials: {over}"
-    check(hil, scenario, records)

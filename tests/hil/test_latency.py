@@ -12,6 +12,8 @@ import time
 import allure
 import pytest
 
+from fixtures.options import PROFILE_KEY
+from hil.checks import criteria
 from hil.errors import BenchError, DutError
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.sweep import attach_text, check
@@ -101,24 +103,34 @@ def test_ping_latency_both_directions(hil: HilContext) -> None:
     check(hil, scenario, records)
 
 
-def test_flood_ping(hil: HilContext) -> None:
-    allure.dynamic.title("flood ping by packet length, both directions")
-    scenario = "flood"
-    records = []
-    for length in hil.profile.flood_lengths:
-        size = length - 8  # as the thesis: ping -f -s LEN-8
-        start = time.time()
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One flood case per direction and length of the run profile: `flood/pc_to_dut-64`."""
+    if "flood_point" in metafunc.fixturenames:
+        lengths = metafunc.config.stash[PROFILE_KEY].flood_lengths
+        points = [(d, n) for n in lengths for d in ("pc_to_dut", "dut_to_pc")]
+        metafunc.parametrize("flood_point", points, ids=[f"flood/{d}-{n}" for d, n in points])
+
+
+def test_flood_ping(hil: HilContext, flood_point: tuple[str, int]) -> None:
+    direction, length = flood_point
+    scenario, case = "flood", f"{direction}-{length}"
+    limits = hil.thresholds.limits(scenario, case)
+    allure.dynamic.feature("flood ping")
+    allure.dynamic.story(f"flood {direction}")
+    size = length - 8  # as the thesis: ping -f -s LEN-8
+    start = time.time()
+    if direction == "pc_to_dut":
         stats, raw = pc_ping(hil, ["-f", "-s", str(size), "-w", f"{hil.profile.flood_s:g}"], hil.profile.flood_s + 15)
         attach_text(f"PC->DUT flood {length} B", raw)
-        rec = record_latency(hil, scenario, f"pc_to_dut-{length}", stats, start)
-        rec.extra["x"] = length
-        records.append(rec)
+    else:
         count = max(10, int(hil.profile.flood_s * 1000))
-        start = time.time()
         stats, raw = dut_ping(hil, f"-c {count} -i 0 -s {size} -W 1 -q", timeout_s=hil.profile.flood_s * 10 + 30)
         attach_text(f"DUT->PC flood {length} B (console)", raw)
-        rec = record_latency(hil, scenario, f"dut_to_pc-{length}", stats, start)
-        rec.extra["x"] = length
-        records.append(rec)
-    attach_text("flood ping", table(records))
-    check(hil, scenario, records)
+    rec = record_latency(hil, scenario, case, stats, start)
+    rec.extra["x"] = length
+    attach_text("flood ping", table([rec]))
+    allure.dynamic.title(
+        f"flood/{case}: average {rec.measured['avg_ms']:.3f} ms, {rec.loss_pct or 0:.3f} % lost of "
+        f"{rec.extra['sent']}; {criteria(rec.metrics(), limits)}"
+    )
+    check(hil, scenario, [rec])
