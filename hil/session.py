@@ -71,13 +71,14 @@ class DutSession:
         self.state = DutState.FLASHED
         self.idle = True
 
-    def ensure_flashed(self, config: str) -> None:
+    def ensure_flashed(self, config: str, any_config: bool = False) -> None:
         """Flashes a DUT that crashed, reset or was killed (a fault the next test reports), or
-        that holds another build configuration (e.g. after a ladder test)."""
+        that holds another build configuration (e.g. after a ladder test) unless `any_config`
+        (a ladder step flashes its own build next)."""
         if not self.adapter.alive():
             self.faults.append(f"DUT was down (exit code {self.adapter.exit_code()}); re-flashed")
             self.flash(config)
-        elif self.adapter.current_config != config:
+        elif self.adapter.current_config != config and not any_config:
             self.flash(config)
 
     def bring_up(self, console: EmbeddedConsole, recorder: Recorder) -> FinalLine:

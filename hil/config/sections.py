@@ -198,6 +198,11 @@ class DutBase(Strict):
     link: LinkConfig = LinkConfig()
     thresholds: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
 
+    def ladders(self) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+        """The build configurations the DUT window and MSS ladders flash, as the kind's build
+        system declares them: ((config, TCP_WND in MSS) rising, (config, TCP_MSS)); none by default."""
+        return (), ()
+
     @model_validator(mode="after")
     def _common(self) -> DutBase:
         fits = self.FLASHERS

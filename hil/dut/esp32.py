@@ -67,6 +67,9 @@ class Esp32DutConfig(DutBase):
     def idf(self) -> EspIdfConfig:
         return self.esp_idf or EspIdfConfig()
 
+    def ladders(self) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+        return _ladders(self.idf.project_dir)
+
     @property
     def build_configs(self) -> list[str]:
         return list(self.idf.configs)
@@ -97,7 +100,7 @@ class Esp32Dut(WifiStation, RealBoard):
         self.flash_log = workdir / "flash.log"
         self.build: IdfBuild | None = None
         self.wifi = None
-        self.window_ladder, self.mss_configs = _ladders(self.idf.project_dir)
+        self.window_ladder, self.mss_configs = cfg.ladders()
 
     @property
     def console_port(self) -> str:

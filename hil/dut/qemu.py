@@ -14,7 +14,7 @@ from hil.config.sections import DutBase
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.images import ImageSource
 from hil.dut.local import DutProgram, LocalDut, virtual_topology
-from hil.dut.presets import ladders
+from hil.dut.presets import Ladder, ladders
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
 
 PRESET_PREFIX = f"{MACHINE}-"
@@ -27,6 +27,9 @@ class QemuDutConfig(DutBase):
     LOCAL: ClassVar[bool] = True
 
     kind: Literal["qemu"]
+
+    def ladders(self) -> tuple[Ladder, Ladder]:
+        return ladders(PRESET_PREFIX)
 
 
 def _board_image(config: str) -> Path:
@@ -43,7 +46,7 @@ class QemuDut(LocalDut):
 
     def __init__(self, cfg: QemuDutConfig, topology: VirtualTopology, workdir: Path) -> None:
         super().__init__(cfg, topology, workdir, ImageSource(cfg, BUILD_BOARDS_SCRIPT, PRESET_PREFIX, _board_image))
-        self.window_ladder, self.mss_configs = ladders(PRESET_PREFIX)
+        self.window_ladder, self.mss_configs = cfg.ladders()
 
     def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
         prefix = self.topology.exec_prefix(self.topology.dut_ns)

@@ -13,7 +13,7 @@ from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.board import RealBoard
 from hil.dut.flashers import FLASHERS
 from hil.dut.images import ImageSource
-from hil.dut.presets import ladders
+from hil.dut.presets import Ladder, ladders
 from hil.errors import BenchError
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
 
@@ -29,6 +29,9 @@ class Same70DutConfig(DutBase):
     kind: Literal["same70"]
     probe: ProbeConfig = ProbeConfig()
 
+    def ladders(self) -> tuple[Ladder, Ladder]:
+        return ladders(PRESET_PREFIX)
+
 
 def _board_image(config: str) -> Path:
     return board_firmware(BOARD, config)
@@ -37,7 +40,7 @@ def _board_image(config: str) -> Path:
 class Same70Dut(RealBoard):
     def __init__(self, cfg: Same70DutConfig, workdir: Path) -> None:
         self.cfg = cfg
-        self.window_ladder, self.mss_configs = ladders(PRESET_PREFIX)
+        self.window_ladder, self.mss_configs = cfg.ladders()
         self.workdir = workdir
         self.flash_count = 0
         self.current_config: str | None = None

@@ -16,7 +16,7 @@ from hil.config.sections import DutBase, WifiConfig
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.images import ImageSource
 from hil.dut.local import DutProgram, LocalDut, virtual_topology
-from hil.dut.presets import ladders
+from hil.dut.presets import Ladder, ladders
 from hil.dut.wifi import WifiStation
 from hil.paths import BUILD_HOST_SCRIPT, host_firmware
 
@@ -33,6 +33,9 @@ class VirtualDutConfig(DutBase):
     kind: Literal["virtual"]
     wifi: WifiConfig | None = None
 
+    def ladders(self) -> tuple[Ladder, Ladder]:
+        return ladders(PRESET_PREFIX)
+
     def check_secrets(self) -> None:
         if self.wifi is not None:
             self.wifi.psk()
@@ -44,7 +47,7 @@ class VirtualDut(WifiStation, LocalDut):
 
     def __init__(self, cfg: VirtualDutConfig, topology: VirtualTopology, workdir: Path) -> None:
         super().__init__(cfg, topology, workdir, ImageSource(cfg, BUILD_HOST_SCRIPT, PRESET_PREFIX, host_firmware))
-        self.window_ladder, self.mss_configs = ladders(PRESET_PREFIX)
+        self.window_ladder, self.mss_configs = cfg.ladders()
 
     def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
         net, wifi = self.cfg.network, self.cfg.wifi

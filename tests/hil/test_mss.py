@@ -8,6 +8,8 @@ from __future__ import annotations
 import allure
 import pytest
 
+from fixtures.options import DUT_KEY
+from hil.checks import criteria
 from hil.scenarios.families import mss_table
 from hil.scenarios.sweep import Point, attach_text, check, measure
 from hil.session import HilContext
@@ -17,20 +19,33 @@ from hil.traffic.roles import TrafficSpec
 pytestmark = [pytest.mark.hil, pytest.mark.mss]
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One case per DUT MSS build and direction, as its build system declares them
+    (`mss_dut/dut_rx-mss536` ...)."""
+    if "mss_step" in metafunc.fixturenames:
+        builds = metafunc.config.stash[DUT_KEY].ladders()[1]
+        steps = [(c, m, d) for c, m in builds for d in ("dut_rx", "dut_tx")]
+        metafunc.parametrize("mss_step", steps, ids=[f"mss_dut/{d}-{c}" for c, _, d in steps])
+
+
 @pytest.mark.own_builds
-def test_dut_mss_builds(hil: HilContext) -> None:
-    allure.dynamic.title("MSS, DUT TCP_MSS builds 536/1460, both directions")
+def test_dut_mss_builds(hil: HilContext, mss_step: tuple[str, int, str]) -> None:
     scenario = "mss_dut"
-    records = []
-    for config, mss in hil.dut.adapter.mss_configs:
-        identity = hil.flash_config(config)
-        assert int(identity.fields["tcp_mss"]) == mss, f"config {config} reports TCP_MSS {identity.fields['tcp_mss']}"
-        for direction in ("dut_rx", "dut_tx"):
-            spec = TrafficSpec("tcp", direction, hil.duration_s, observe_mss=True)  # type: ignore[arg-type]
-            rec = measure(
-                hil, scenario, Point(f"{direction}-{config}", spec, tcp_goodput_mbps(hil.link_mbit, mss), x=mss)
-            )
-            rec.extra["requested_mss"] = mss
-            records.append(rec)
-    attach_text("DUT MSS builds: configured vs observed", mss_table(records))
-    check(hil, scenario, records)
+    config, mss, direction = mss_step
+    case = f"{direction}-{config}"
+    limits = hil.thresholds.limits(scenario, case)
+    allure.dynamic.feature("MSS, DUT TCP_MSS builds")
+    allure.dynamic.story(f"mss_dut {direction}")
+    if hil.dut.adapter.current_config != config:  # both directions of a build on one flash
+        hil.flash_config(config)
+    reported = int((hil.dut.identity.fields if hil.dut.identity else {}).get("tcp_mss", -1))
+    assert reported == mss, f"config {config} reports TCP_MSS {reported}, its build declares {mss}"
+    spec = TrafficSpec("tcp", direction, hil.duration_s, observe_mss=True)  # type: ignore[arg-type]
+    rec = measure(hil, scenario, Point(case, spec, tcp_goodput_mbps(hil.link_mbit, mss), x=mss))
+    rec.extra["requested_mss"] = mss
+    attach_text("DUT MSS build: configured vs observed", mss_table([rec]))
+    allure.dynamic.title(
+        f"mss_dut/{case}: TCP_MSS {mss}, observed {rec.extra.get('observed_mss')}: {rec.median:.2f} Mbit/s = "
+        f"{rec.efficiency_pct or 0:.1f} % of {rec.theory or 0:.2f}; {criteria(rec.metrics(), limits)}"
+    )
+    check(hil, scenario, [rec])

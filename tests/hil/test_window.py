@@ -2,8 +2,9 @@
 as server and as client on the shaped link, and the DUT-side window through firmware build
 configurations (TCP_WND = TCP_SND_BUF = k x MSS, one build directory per config).
 
-The DUT ladder is measured where the window limits the rate by construction: the firmware's link
-delay line holds every frame the DUT receives for the profile's `window_dut_delay_ms`, so a
+The DUT ladder is one case per step (`window_dut/dut_rx-wnd4`), measured where the window
+limits the rate by construction: the firmware's link delay line holds every frame the DUT
+receives for the profile's `window_dut_delay_ms`, so a
 PC->DUT stream moves one window per round trip, TCP_WND / (delay + one segment and its ACK on the
 wire), far below the link rate - the same figure on any machine. Each step is checked against
 that expected value (the threshold profile's efficiency limits are the tolerance). A firmware
@@ -16,7 +17,8 @@ from __future__ import annotations
 import allure
 import pytest
 
-from hil.checks import BELOW_THRESHOLD, trend_violations
+from fixtures.options import DUT_KEY
+from hil.checks import BELOW_THRESHOLD, criteria, trend_violations
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import sweep_chart
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
@@ -27,45 +29,77 @@ from hil.traffic.roles import TrafficSpec
 pytestmark = [pytest.mark.hil, pytest.mark.window]
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One case per step of the DUT's window ladder, as its build system declares it
+    (`window_dut/dut_rx-wnd2` ...)."""
+    if "window_step" in metafunc.fixturenames:
+        steps = metafunc.config.stash[DUT_KEY].ladders()[0]
+        metafunc.parametrize("window_step", steps, ids=[f"window_dut/dut_rx-{c}" for c, _ in steps])
+
+
 @pytest.mark.own_builds
-def test_dut_window_ladder(hil: HilContext) -> None:
+def test_dut_window_ladder(hil: HilContext, window_step: tuple[str, int]) -> None:
     scenario = "window_dut"
+    config, k = window_step
     delay_ms = hil.profile.window_dut_delay_ms
-    allure.dynamic.title(f"TCP window ladder, DUT TCP_WND builds, PC->DUT, {delay_ms} ms one-way delay")
-    records = []
+    allure.dynamic.feature("TCP window ladder, DUT TCP_WND builds")
+    allure.dynamic.story("window_dut PC->DUT")
+    identity = hil.flash_config(config)
+    wnd, mss = int(identity.fields["tcp_wnd"]), int(identity.fields["tcp_mss"])
+    spec = TrafficSpec("tcp", "dut_rx", hil.duration_s)
+    case = f"dut_rx-{config}"
+    limits = hil.thresholds.limits(scenario, case)
     try:
-        for config, k in hil.dut.adapter.window_ladder:
-            identity = hil.flash_config(config)
-            wnd, mss = int(identity.fields["tcp_wnd"]), int(identity.fields["tcp_mss"])
+        with hil.delayed_ingress(delay_ms) as rtt_ms:
             expected = window_limited_goodput_mbps(wnd, delay_ms, hil.link_mbit, mss)
-            with hil.delayed_ingress(delay_ms) as rtt_ms:
-                spec = TrafficSpec("tcp", "dut_rx", hil.duration_s)
-                extra = {"tcp_wnd_segments": k, "delay_ms": delay_ms, "ping_rtt_ms": round(rtt_ms, 3)}
-                records.append(measure(hil, scenario, Point(f"dut_rx-{config}", spec, expected, wnd, extra)))
+            extra = {"tcp_wnd_segments": k, "delay_ms": delay_ms, "ping_rtt_ms": round(rtt_ms, 3)}
+            rec = measure(hil, scenario, Point(case, spec, expected, wnd, extra))
     except NoDelayLine as exc:
         attach_text("delay line", f"{exc}: the ladder runs on the bench's own link with a trend check")
-        _ladder_on_bench_link(hil, scenario)
+        rec = measure(hil, scenario, Point(case, spec, None, wnd, {"tcp_wnd_segments": k}))
+        allure.dynamic.title(
+            f"window_dut/{case}: TCP_WND {wnd} B ({k} x MSS): {rec.median:.2f} Mbit/s on the bench link"
+        )
+        found = _ladder_on_bench_link(hil, scenario, last=config == hil.dut.adapter.window_ladder[-1][0])
+        check(hil, scenario, [rec])
+        assert not found, (
+            f"{BELOW_THRESHOLD}: {scenario}: PC->DUT throughput does not rise with the DUT's TCP_WND: "
+            + ("; ".join(found))
+        )
         return
+    allure.dynamic.title(
+        f"window_dut/{case}: TCP_WND {wnd} B ({k} x MSS), {delay_ms} ms one-way: {rec.median:.3f} Mbit/s = "
+        f"{rec.efficiency_pct or 0:.1f} % of TCP_WND / RTT {expected:.3f}; {criteria(rec.metrics(), limits)}"
+    )
+    if config == hil.dut.adapter.window_ladder[-1][0]:
+        _attach_ladder(hil, scenario, delay_ms)
+    check(hil, scenario, [rec])
+
+
+def _ladder_records(hil: HilContext, scenario: str) -> list[CaseRecord]:
+    """The ladder's steps measured in this run (the latest of each), in ladder order."""
+    latest = {r.case: r for r in hil.recorder.rows if r.scenario == scenario}
+    order = [f"dut_rx-{c}" for c, _ in hil.dut.adapter.window_ladder]
+    return [latest[c] for c in order if c in latest]
+
+
+def _attach_ladder(hil: HilContext, scenario: str, delay_ms: int) -> None:
+    """The whole ladder as measured in this run, on its last step: expected vs measured."""
+    records = _ladder_records(hil, scenario)
     limits = {r.case: hil.thresholds.limits(scenario, r.case).model_dump(exclude_none=True) for r in records}
     attach_text("DUT window ladder: expected vs measured", expected_table(records, delay_ms, limits))
-    effs = [r.efficiency_pct or 0.0 for r in records]
-    allure.dynamic.title(
-        f"TCP window ladder, DUT TCP_WND builds, PC->DUT, {delay_ms} ms one-way delay: {len(records)} steps at "
-        f"{min(effs):.1f}-{max(effs):.1f} % of TCP_WND / RTT"
-    )
     attach_png(
         "throughput vs DUT window",
         sweep_chart(
             f"TCP PC->DUT, {delay_ms} ms one-way delay: goodput vs the DUT's TCP_WND",
             "DUT TCP_WND (bytes)",
-            {"PC->DUT measured": [(r.extra["x"], r.median) for r in records]},
-            theory=[(r.extra["x"], r.theory or 0.0) for r in records],
+            {"PC->DUT measured": [(r.extra["x"], r.median) for r in records]},  # type: ignore[misc]
+            theory=[(r.extra["x"], r.theory or 0.0) for r in records],  # type: ignore[misc]
             logx=True,
             theory_label="expected: TCP_WND / RTT",
             band_pct=_band(limits),
         ),
     )
-    check(hil, scenario, records)
 
 
 def _band(limits: dict[str, dict[str, float]]) -> tuple[float, float] | None:
@@ -93,30 +127,24 @@ def expected_table(records: list[CaseRecord], delay_ms: int, limits: dict[str, d
     return "\n".join(lines) + "\n"
 
 
-def _ladder_on_bench_link(hil: HilContext, scenario: str) -> None:
-    """The ladder without a delay line: PC->DUT on the bench's link, which must rise with the
-    window as the profile's `trends:` entry says (a real link: its own round trip sets the BDP)."""
-    records = []
-    for config, k in hil.dut.adapter.window_ladder:
-        identity = hil.flash_config(config)
-        wnd = int(identity.fields["tcp_wnd"])
-        spec = TrafficSpec("tcp", "dut_rx", hil.duration_s)
-        records.append(measure(hil, scenario, Point(f"dut_rx-{config}", spec, None, wnd, {"tcp_wnd_segments": k})))
+def _ladder_on_bench_link(hil: HilContext, scenario: str, last: bool) -> list[str]:
+    """Without a delay line the ladder runs on the bench's own link, and on its last step the
+    steps measured must rise with the window as the profile's `trends:` entry says (a real link:
+    its own round trip sets the BDP). Returns the trend's violations (none before the last step)."""
+    if not last:
+        return []
+    records = _ladder_records(hil, scenario)
     attach_text("DUT window ladder (bench link)", table(records, "TCP_WND (B)"))
     attach_png(
         "throughput vs DUT window",
         sweep_chart(
             "TCP PC->DUT on the bench link: goodput vs the DUT's TCP_WND",
             "DUT TCP_WND (bytes)",
-            {"PC->DUT": [(r.extra["x"], r.median) for r in records]},
+            {"PC->DUT": [(r.extra["x"], r.median) for r in records]},  # type: ignore[misc]
             logx=True,
         ),
     )
-    found = _trend(hil, scenario, records)  # evaluated and attached before any limit can fail the test
-    check(hil, scenario, records)
-    assert not found, f"{BELOW_THRESHOLD}: {scenario}: PC->DUT throughput does not rise with the DUT's TCP_WND: " + (
-        "; ".join(found)
-    )
+    return _trend(hil, scenario, records)
 
 
 def _trend(hil: HilContext, scenario: str, records: list[CaseRecord]) -> list[str]:

@@ -37,8 +37,10 @@ def test_esp32_matrix_lists_each_test_per_config() -> None:
         assert f"tests/hil/test_sweeps.py::test_sweep_point[{tag}-length_udp/dut_rx-l500]" in ids
         assert any("test_capacity" in i and tag in i for i in ids)
         assert any(f"test_ping_latency_both_directions[{tag}]" in i for i in ids)
-    assert "tests/hil/test_window.py::test_dut_window_ladder" in ids
-    assert "tests/hil/test_mss.py::test_dut_mss_builds" in ids
+    ladder = [i for i in ids if "::test_dut_window_ladder[" in i or "::test_dut_mss_builds[" in i]
+    assert "tests/hil/test_window.py::test_dut_window_ladder[window_dut/dut_rx-wnd2]" in ids
+    assert "tests/hil/test_mss.py::test_dut_mss_builds[mss_dut/dut_tx-mss536]" in ids
     per_config = [i for i in ids if "[" in i and any(f"{dut.idf.target}-{c}" in i for c in configs)]
-    assert len(per_config) == len(ids) - 2
-    print(f"{len(ids)} tests: {len(per_config) // len(configs)} per configuration x {configs} + 2 ladders")
+    assert len(per_config) == len(ids) - len(ladder)
+    each = len(per_config) // len(configs)
+    print(f"{len(ids)} tests: {each} per configuration x {configs} + {len(ladder)} ladder steps")
