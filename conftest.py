@@ -8,7 +8,7 @@ import threading
 
 from hil.bench.netns import delete_run_namespaces
 
-pytest_plugins = ["fixtures.options", "fixtures.host_bench", "fixtures.bench"]
+pytest_plugins = ["fixtures.options", "fixtures.host_bench", "fixtures.bench", "fixtures.report"]
 
 UNWIND_LIMIT_S = 30.0
 

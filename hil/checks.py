@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from hil.config.thresholds import Limits, Trend
-from hil.results.recorder import metric_unit
+from hil.results.recorder import CaseRecord, metric_unit
 
 BELOW_THRESHOLD = "BELOW THRESHOLD"
 
@@ -106,10 +106,54 @@ def trend_violations(points: list[tuple[str, float]], trend: Trend) -> list[str]
 def criteria(metrics: Mapping[str, float], limits: Limits) -> str:
     """Each limit with the measured value against it, for a case's title: "efficiency 99.9 % >= 98.0 %,
     loss 0.000 % <= 0.500 %"; "no criterion" when the profile sets none."""
+    if limits.no_criterion is not None:
+        return f"no criterion ({limits.no_criterion})"
     parts = []
     for bound, metric, limit in limits.bounds():
         value = metrics.get(metric)
         name = {"mbps": "median", "efficiency_pct": "efficiency", "loss_pct": "loss"}.get(metric, metric)
         shown = _num(value, metric) if value is not None else "not measured"
         parts.append(f"{name} {shown} {'>=' if bound == 'min' else '<='} {_num(limit, metric)}")
-    return ", ".join(parts) or "no criterion"
+    return ", ".join(parts)
+
+
+def headline(rec: CaseRecord) -> str:
+    """A case's own number in words: "median 94.61 Mbit/s = 99.7 % of 94.93", "median 0.210 ms,
+    p99 0.402 ms", "0 of 12800 lost"."""
+    if rec.unit == "Mbit/s":
+        eff = (
+            f" = {rec.efficiency_pct:.1f} % of {rec.theory:.2f}"
+            if rec.efficiency_pct is not None and rec.theory
+            else ""
+        )
+        return f"median {rec.median:.2f} Mbit/s{eff}"
+    if rec.unit == "ms":
+        p99 = rec.measured.get("p99_ms")
+        return f"median {rec.median:.3f} ms" + (f", p99 {p99:.3f} ms" if p99 is not None else "")
+    sent, lost = rec.measured.get("sent"), rec.measured.get("lost")
+    if sent is not None and lost is not None:
+        return f"{int(lost)} of {int(sent)} lost ({rec.loss_pct or 0.0:.3f} %)"
+    return f"{rec.median:g} {rec.unit}"
+
+
+def case_title(base: str, checked: list[tuple[CaseRecord, Limits]]) -> str:
+    """A case's title with every number against its criterion: up to three records in full; a
+    case of more records (stress streams) shows its total (record `all`, else the first) in full
+    and says which of the others miss their criteria."""
+
+    def full(rec: CaseRecord, limits: Limits, named: bool) -> str:
+        return f"{rec.case + ' ' if named else ''}{headline(rec)}; {criteria(rec.metrics(), limits)}"
+
+    if len(checked) == 1:
+        return f"{base}: {full(*checked[0], named=False)}"
+    if len(checked) <= 3:
+        return f"{base}: " + " | ".join(full(rec, limits, named=True) for rec, limits in checked)
+    main = next((c for c in checked if c[0].case == "all"), checked[0])
+    others = [c for c in checked if c is not main]
+    missed = [f"{rec.case} ({'; '.join(v)})" for rec, limits in others if (v := violations(rec.metrics(), limits))]
+    rest = (
+        f"{len(missed)} of {len(others)} others miss their criteria: {', '.join(missed)}"
+        if missed
+        else f"each of the {len(others)} others within its criteria"
+    )
+    return f"{base}: {full(*main, named=True)} | {rest}"

@@ -16,7 +16,7 @@ export default defineConfig({
         reportName: "HIL network performance",
         singleFile: false,
         reportLanguage: "en",
-        groupBy: ["feature"],
+        groupBy: ["epic", "feature", "story"],
       },
     },
   },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the HTML report from results/allure-results with the pinned npm `allure` (Allure 3),
-# keeping the history between runs in results/history/.
+# keeping the history between runs in results/history/, then makes it offline (hil/report/finish.py).
 #   report/generate.sh [RESULTS_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,4 +11,6 @@ cd "$here"
 mkdir -p "$results/history"
 rm -rf "$results/report"   # allure 3 does not clean its output directory
 HIL_RESULTS_DIR="$results" ALLURE_NO_ANALYTICS=true node_modules/.bin/allure generate "$results/allure-results" >/dev/null
+# offline: no analytics script; the sortable summary beside index.html
+(cd "$here/.." && .venv/bin/python -m hil.report.finish "$results")
 echo "report: $results/report/index.html"

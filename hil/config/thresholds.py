@@ -43,6 +43,9 @@ class Limits(BaseModel):
     # an upper bound against an expected value computed by construction (e.g. a window-limited
     # rate): a measurement far above what the construction allows means the construction failed
     max_efficiency_pct: Annotated[float, Field(ge=100)] | None = None
+    # a case measured for the record only, said so with the reason: "no criterion" in its title
+    # and the summary (a case without limits and without this is an error, never a silent pass)
+    no_criterion: Annotated[str, Field(min_length=3)] | None = None
 
     @model_validator(mode="after")
     def _keys_and_not_empty(self) -> Limits:
@@ -51,8 +54,13 @@ class Limits(BaseModel):
                 raise ValueError(f"{key}: Extra inputs are not permitted (a limit is min_<metric> or max_<metric>)")
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ValueError(f"{key}: a limit must be a number (got {value!r})")
-        if not self.bounds():
-            raise ValueError("no limit given (min_<metric> or max_<metric>, e.g. min_mbps, max_loss_pct)")
+        if self.no_criterion is not None and self.bounds():
+            raise ValueError("no_criterion and limits exclude each other: give one or the other")
+        if not self.bounds() and self.no_criterion is None:
+            raise ValueError(
+                "no limit given (min_<metric> or max_<metric>, e.g. min_mbps, max_loss_pct; or "
+                "no_criterion: <why the case is measured for the record only>)"
+            )
         return self
 
     def bounds(self) -> list[tuple[str, str, float]]:

@@ -143,9 +143,11 @@ class Recorder:
         """Allure 3 performance metrics keyed per case and metric (`baseline/tcp-dut_tx/mbps`), so
         its metrics page and trends show each case's own number, in the metric's unit."""
         mid = f"{rec.scenario}/{rec.case}"
-        samples = list(rec.metrics().items())
-        if rec.unit == "Mbit/s":
-            samples += [(f"run{i}_mbps", v) for i, v in enumerate(rec.values, 1)]
+        # the spread is in the summary; each repetition under one key gives the page its count,
+        # minimum and maximum
+        samples = [(k, v) for k, v in rec.metrics().items() if not k.startswith("sd_")]
+        if rec.unit == "Mbit/s" and len(rec.values) > 1:
+            samples += [("runs_mbps", v) for v in rec.values]
         metrics = [
             {
                 "id": mid,

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import allure
 
-from hil.checks import BenchFault, criteria
+from hil.checks import BenchFault, criteria, headline
 from hil.results.recorder import CaseRecord
-from hil.scenarios.charts import sweep_chart
+from hil.scenarios.charts import limit_line, sweep_chart
 from hil.scenarios.families import PointEnv, SweepPoint
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
 
@@ -30,10 +30,7 @@ def run_point(hil: HilContext, point: SweepPoint) -> CaseRecord:
         allure.dynamic.parameter(name, value)
     x = fam.axis.x(point.value) if fam.axis is not None else 0.0
     rec = measure(hil, point.scenario, Point(point.case, traffic.spec, traffic.theory_mbps, x=x))
-    metrics = rec.metrics()
-    eff, theory = rec.efficiency_pct, rec.theory
-    of_theory = f" = {eff:.1f} % of {theory:.2f}" if eff is not None and theory else ""
-    allure.dynamic.title(f"{point.id}: {rec.median:.2f} {rec.unit}{of_theory}; {criteria(metrics, limits)}")
+    allure.dynamic.title(f"{point.id}: {headline(rec)}; {criteria(rec.metrics(), limits)}")
     if point.last_of_group:
         _attach_group(hil, point)
     problem = fam.verify(rec, point.value) if fam.verify is not None else None
@@ -71,13 +68,21 @@ def _attach_group(hil: HilContext, point: SweepPoint) -> None:
         return
     name = f"{point.scenario} {point.group.direction}"
     attach_text(f"{name}: the group's points", (fam.table or (lambda rs: table(rs, axis.label)))(records))
+    xs = [float(r.extra["x"]) for r in records]  # type: ignore[arg-type]
+    # the limits from the profile: rec.threshold is filled by check(), after this
+    bounds = [(x, hil.thresholds.limits(point.scenario, r.case).bounds()) for x, r in zip(xs, records, strict=True)]
+    rates = [(x, r.extra.get("offered_mbps")) for x, r in zip(xs, records, strict=True)]  # UDP: the offered rate
+    offered = [(x, float(v)) for x, v in rates if isinstance(v, int | float)]
     attach_png(
         f"{name}: goodput vs {axis.label}",
         sweep_chart(
             f"{fam.name}, {point.group.label}: goodput vs {axis.label}",
             axis.label,
-            {point.group.direction: [(float(r.extra["x"]), r.median) for r in records]},  # type: ignore[arg-type]
-            theory=[(float(r.extra["x"]), r.theory or 0.0) for r in records],  # type: ignore[arg-type]
+            {point.group.direction: [(x, r.median) for x, r in zip(xs, records, strict=True)]},
+            theory=[(x, r.theory) for x, r in zip(xs, records, strict=True) if r.theory],
             logx=axis.logx,
+            threshold=limit_line(bounds, "min", "mbps"),
+            offered=offered or None,
+            min_efficiency=limit_line(bounds, "min", "efficiency_pct"),
         ),
     )

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 
 import allure
 
-from hil.checks import BELOW_THRESHOLD, BenchFault, generator_shortfall, host_starved, violations
-from hil.config.thresholds import Limits
+from hil.checks import BELOW_THRESHOLD, BenchFault, case_title, generator_shortfall, host_starved, violations
 from hil.results.recorder import CaseRecord, make_record
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps
@@ -81,18 +80,25 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     return rec
 
 
-def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord]) -> None:
+def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: str | None = None) -> None:
     """Checks every record of a scenario against its limits (all recorded first) and fails with
     one message listing every violation. Two bench faults (BenchFault), raised only when the DUT
     missed no threshold on its own: a generator that missed its rate (the case is not checked),
     and a DUT emulated on the bench PC that missed a threshold while it waited for a host core
-    beyond its limit (record.host_starved: the figures are in the message)."""
+    beyond its limit (record.host_starved: the figures are in the message). With a `title`, the
+    case's title becomes it followed by every number against its criterion (hil.checks.case_title)."""
     problems: list[str] = []
     limited = [r.case for r in records if r.generator_limited]
     starved: list[str] = []
-    for rec in records:
-        limits: Limits = hil.thresholds.limits(scenario, rec.case)
+    checked = [(rec, hil.thresholds.limits(scenario, rec.case)) for rec in records]
+    if title is not None:
+        allure.dynamic.title(case_title(title, checked))
+    for rec, limits in checked:
         rec.threshold = {f"{b}_{metric}": v for b, metric, v in limits.bounds()}
+        if limits.no_criterion is not None:
+            rec.extra["no_criterion"] = limits.no_criterion
+            hil.recorder.set_verdict(rec, "no criterion")
+            continue
         if rec.generator_limited:
             hil.recorder.set_verdict(rec, "generator-limited")  # says nothing about the DUT
             continue

@@ -23,7 +23,10 @@ UDP_LEN = 1470
 
 @pytest.mark.parametrize("proto", ["tcp", "udp"])
 def test_bidirectional(hil: HilContext, proto: str) -> None:
-    allure.dynamic.title(f"bidirectional {proto.upper()}, both directions at once")
+    allure.dynamic.feature("bidirectional")
+    allure.dynamic.story(f"bidir {proto.upper()}")
+    title = f"bidir/{proto}: {proto.upper()} both directions at once"
+    allure.dynamic.title(title)
     scenario = "bidir"
     theory = tcp_goodput_mbps(hil.link_mbit, 1460) if proto == "tcp" else udp_goodput_mbps(hil.link_mbit, UDP_LEN)
     rate = round(theory * 0.9, 3) if proto == "udp" else None
@@ -56,4 +59,4 @@ def test_bidirectional(hil: HilContext, proto: str) -> None:
         "\n".join(f"{r.case}: median {r.median:.2f} Mbit/s ({r.efficiency_pct:.1f} % of {theory:.2f})" for r in records)
         + f"\nsum: {sum(r.median for r in records):.2f} Mbit/s",
     )
-    check(hil, scenario, records)
+    check(hil, scenario, records, title=title)

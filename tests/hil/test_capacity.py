@@ -17,7 +17,7 @@ from fixtures.options import PROFILE_KEY
 from hil.checks import criteria
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.capacity import SearchResult, Trial, goal_met, search
-from hil.scenarios.charts import search_chart, sweep_chart
+from hil.scenarios.charts import limit_line, search_chart, sweep_chart
 from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.session import HilContext
 from hil.stats import summarize
@@ -135,6 +135,7 @@ def _attach_direction_charts(hil: HilContext, direction: str) -> None:
             latest[r.case] = r
     records = sorted(latest.values(), key=lambda r: float(r.extra["x"]))  # type: ignore[arg-type]
     targets = sorted({float(r.extra["loss_target_pct"]) for r in records})  # type: ignore[arg-type]
+    bounds = [(float(r.extra["x"]), hil.thresholds.limits("capacity", r.case).bounds()) for r in records]  # type: ignore[arg-type]
     attach_png(
         f"capacity {direction}: loss-free rate vs length",
         sweep_chart(
@@ -142,6 +143,8 @@ def _attach_direction_charts(hil: HilContext, direction: str) -> None:
             "datagram length (bytes)",
             {direction: [(float(r.extra["x"]), r.median) for r in records]},  # type: ignore[arg-type]
             theory=[(float(r.extra["x"]), r.theory or 0.0) for r in records],  # type: ignore[arg-type]
+            threshold=limit_line(bounds, "min", "mbps"),
+            min_efficiency=limit_line(bounds, "min", "efficiency_pct"),
         ),
     )
     panels = {
@@ -149,7 +152,10 @@ def _attach_direction_charts(hil: HilContext, direction: str) -> None:
         for r in records
     }
     found = {f"{r.extra['x']} B": (r.median if r.median > 0 else None) for r in records}
+    loss_targets = {f"{r.extra['x']} B": float(r.extra["loss_target_pct"]) for r in records}  # type: ignore[arg-type]
     attach_png(
         f"capacity {direction}: trials and bounds",
-        search_chart(f"UDP {direction}: offered rate per trial, bounds after it", panels, found),
+        search_chart(
+            f"UDP {direction}: offered rate per trial, bounds after it", panels, found, loss_target_pct=loss_targets
+        ),
     )

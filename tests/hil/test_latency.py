@@ -88,7 +88,10 @@ def table(records: list[CaseRecord]) -> str:
 
 
 def test_ping_latency_both_directions(hil: HilContext) -> None:
-    allure.dynamic.title("ping latency, PC->DUT and DUT->PC")
+    allure.dynamic.feature("ping latency")
+    allure.dynamic.story("latency both directions")
+    title = f"latency: {hil.profile.ping_count} pings PC->DUT and DUT->PC"
+    allure.dynamic.title(title)
     scenario = "latency"
     n = hil.profile.ping_count
     start = time.time()
@@ -100,7 +103,7 @@ def test_ping_latency_both_directions(hil: HilContext) -> None:
     attach_text("DUT->PC ping (console)", dut_raw)
     records.append(record_latency(hil, scenario, "dut_to_pc", dut_stats, start))
     attach_text("latency", table(records))
-    check(hil, scenario, records)
+    check(hil, scenario, records, title=title)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -115,7 +115,10 @@ def combine(spec: StreamSpec, pc: dict, dut: dict) -> dict:
 
 @pytest.mark.parametrize("profile_name", ["patient-monitoring", "stress"])
 def test_stream_profile(hil: HilContext, profile_name: str) -> None:
-    allure.dynamic.title(f"stress: stream profile {profile_name}")
+    allure.dynamic.feature("stress: bursty multi-stream UDP")
+    allure.dynamic.story(f"stress {profile_name}")
+    title = f"stress-{profile_name}: stream profile {profile_name}"
+    allure.dynamic.title(title)
     profile = load_profile(profile_name)
     duration = hil.profile.stream_duration_s or profile.duration_s
     scenario = f"stress-{profile.name}"
@@ -181,14 +184,16 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
     if injected_pct is not None:
         lines.append(f"injected on the link: {drops_after - drops_before} frames dropped ({injected_pct:.4f} %)")
     attach_text("streams", "\n".join(lines))
-    series = {}
+    series, totals = {}, {}  # totals: (lost, sent) per stream: a stream without loss is a line of text
     for spec in profile.streams:
         losses = per_stream[spec.id]["losses"]
         bursts = max(1, per_stream[spec.id]["sent"] // spec.burst)
-        series[f"stream {spec.id} ({spec.direction}, {spec.size} B x {spec.burst} / {spec.period_ms} ms)"] = [
-            (b * spec.period_ms / 1000.0, float(losses.get(b, 0))) for b in range(bursts)
-        ]
-    attach_png("lost packets per burst", timeline_chart(f"{profile.name}: lost packets per burst", series, "lost"))
+        name = f"stream {spec.id} ({spec.direction}, {spec.size} B x {spec.burst} / {spec.period_ms} ms)"
+        series[name] = [(b * spec.period_ms / 1000.0, float(losses.get(b, 0))) for b in range(bursts)]
+        totals[name] = (per_stream[spec.id]["lost"], per_stream[spec.id]["sent"])
+    attach_png(
+        "lost packets per burst", timeline_chart(f"{profile.name}: lost packets per burst", series, "lost", totals)
+    )
 
     if injected_pct is not None:
         diff = abs(total_pct - injected_pct)
@@ -196,4 +201,5 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
             f"BENCH FAULT: reported loss {total_pct:.3f} % differs from the injected {injected_pct:.3f} % "
             f"by {diff:.3f} points (> {INJECTED_TOLERANCE_POINTS})"
         )
-    check(hil, scenario, records)  # loss, late and out-of-order packets: the profile's max_loss_pct, max_late, ...
+    # loss, late and out-of-order packets: the profile's max_loss_pct, max_late, ...
+    check(hil, scenario, records, title=title)

@@ -20,7 +20,7 @@ import pytest
 from fixtures.options import DUT_KEY
 from hil.checks import BELOW_THRESHOLD, criteria, trend_violations
 from hil.results.recorder import CaseRecord
-from hil.scenarios.charts import sweep_chart
+from hil.scenarios.charts import limit_line, sweep_chart
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
 from hil.session import HilContext, NoDelayLine
 from hil.theory import window_limited_goodput_mbps
@@ -57,11 +57,8 @@ def test_dut_window_ladder(hil: HilContext, window_step: tuple[str, int]) -> Non
     except NoDelayLine as exc:
         attach_text("delay line", f"{exc}: the ladder runs on the bench's own link with a trend check")
         rec = measure(hil, scenario, Point(case, spec, None, wnd, {"tcp_wnd_segments": k}))
-        allure.dynamic.title(
-            f"window_dut/{case}: TCP_WND {wnd} B ({k} x MSS): {rec.median:.2f} Mbit/s on the bench link"
-        )
         found = _ladder_on_bench_link(hil, scenario, last=config == hil.dut.adapter.window_ladder[-1][0])
-        check(hil, scenario, [rec])
+        check(hil, scenario, [rec], title=f"window_dut/{case}: TCP_WND {wnd} B ({k} x MSS) on the bench link")
         assert not found, (
             f"{BELOW_THRESHOLD}: {scenario}: PC->DUT throughput does not rise with the DUT's TCP_WND: "
             + ("; ".join(found))
@@ -88,6 +85,8 @@ def _attach_ladder(hil: HilContext, scenario: str, delay_ms: int) -> None:
     records = _ladder_records(hil, scenario)
     limits = {r.case: hil.thresholds.limits(scenario, r.case).model_dump(exclude_none=True) for r in records}
     attach_text("DUT window ladder: expected vs measured", expected_table(records, delay_ms, limits))
+    band = _band(limits)
+    bounds = [(r.extra["x"], hil.thresholds.limits(scenario, r.case).bounds()) for r in records]
     attach_png(
         "throughput vs DUT window",
         sweep_chart(
@@ -97,7 +96,9 @@ def _attach_ladder(hil: HilContext, scenario: str, delay_ms: int) -> None:
             theory=[(r.extra["x"], r.theory or 0.0) for r in records],  # type: ignore[misc]
             logx=True,
             theory_label="expected: TCP_WND / RTT",
-            band_pct=_band(limits),
+            band_pct=band,
+            threshold=limit_line(bounds, "min", "mbps"),  # type: ignore[arg-type]
+            min_efficiency=None if band else limit_line(bounds, "min", "efficiency_pct"),  # type: ignore[arg-type]
         ),
     )
 
@@ -142,6 +143,11 @@ def _ladder_on_bench_link(hil: HilContext, scenario: str, last: bool) -> list[st
             "DUT TCP_WND (bytes)",
             {"PC->DUT": [(r.extra["x"], r.median) for r in records]},  # type: ignore[misc]
             logx=True,
+            threshold=limit_line(
+                [(r.extra["x"], hil.thresholds.limits(scenario, r.case).bounds()) for r in records],  # type: ignore[misc]
+                "min",
+                "mbps",
+            ),
         ),
     )
     return _trend(hil, scenario, records)

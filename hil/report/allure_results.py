@@ -1,0 +1,100 @@
+"""Files in the Allure results directory written or trimmed after the run: the run summary as a
+result of its own (a table attachment, its CSV, a link to the sortable page), and the fixture
+entries of pytest-embedded and of the suite's plumbing taken out of the case pages, so a case
+shows the DUT's bring-up and its traffic and nothing else."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from pathlib import Path
+
+# the fixtures a case page shows (their allure titles): the DUT's bring-up
+BRING_UP_TITLES = {
+    "bench_link": "bench: virtual link and PC namespace up",
+    "flashed_dut": "DUT flashed and booted",
+    "dut_ready": "DUT holds the case's build configuration",
+    "hil": "DUT console answers: identity, link, idle",
+    "virtual_link": "bench: virtual link up",
+    "start_host_dut": "host DUT firmware started",
+}
+SUMMARY_FEATURE = "Run summary"
+
+
+def _shown(entry: dict[str, object], side: str, keep: set[str]) -> bool:
+    """A set-up entry of a bring-up fixture; a tear-down entry only when it failed (finalizers
+    that went well say nothing to a reviewer, and pytest's own show an unknown status)."""
+    if side == "afters":
+        return entry.get("status") in ("failed", "broken")
+    return str(entry.get("name", "")) in keep or entry.get("status") in ("failed", "broken")
+
+
+def prune_fixtures(allure_dir: Path, keep: set[str] | None = None) -> int:
+    """Drops from the containers every set-up entry but the bring-up fixtures' (`keep`, their
+    titles) and every tear-down entry that did not fail; a container left empty is removed.
+    Returns how many entries were dropped."""
+    keep = set(BRING_UP_TITLES.values()) if keep is None else keep
+    dropped = 0
+    for path in allure_dir.glob("*-container.json"):
+        try:
+            container = json.loads(path.read_text())
+        except ValueError:
+            continue
+        changed = False
+        for side in ("befores", "afters"):
+            entries = container.get(side) or []
+            kept = [e for e in entries if _shown(e, side, keep)]
+            if len(kept) != len(entries):
+                dropped += len(entries) - len(kept)
+                container[side] = kept
+                changed = True
+        if not (container.get("befores") or container.get("afters")):
+            path.unlink()
+        elif changed:
+            path.write_text(json.dumps(container))
+    return dropped
+
+
+def _attach(allure_dir: Path, name: str, text: str, mime: str, ext: str) -> dict[str, str]:
+    source = f"{uuid.uuid4()}-attachment.{ext}"
+    (allure_dir / source).write_text(text)
+    return {"name": name, "source": source, "type": mime}
+
+
+def write_summary_result(
+    allure_dir: Path, *, title: str, failed: bool, dut: str, table_html: str, table_csv: str,
+    start_ms: int, stop_ms: int, message: str | None = None,
+) -> Path:  # fmt: skip
+    """The summary as an Allure result of its own, in its own group of the tree; the same
+    history id every run (per DUT), so its History tab lists the runs."""
+    allure_dir.mkdir(parents=True, exist_ok=True)
+    history_id = hashlib.md5(f"hil-run-summary:{dut}".encode()).hexdigest()  # an id, not security
+    result = {
+        "uuid": str(uuid.uuid4()),
+        "historyId": history_id,
+        "testCaseId": history_id,
+        "fullName": f"hil.run_summary[{dut}]",
+        "name": title,
+        "status": "failed" if failed else "passed",
+        "statusDetails": {"message": message} if message else {},
+        "stage": "finished",
+        "start": start_ms,
+        "stop": stop_ms,
+        "labels": [
+            {"name": "epic", "value": SUMMARY_FEATURE},
+            {"name": "feature", "value": f"every number of the run, DUT {dut}"},
+            {"name": "severity", "value": "critical"},
+            {"name": "framework", "value": "pytest"},
+        ],
+        "links": [{"name": "summary, sortable (summary.html)", "url": "summary.html", "type": "link"}],
+        "attachments": [
+            _attach(
+                allure_dir, "summary: every case and metric against its criterion", table_html, "text/html", "html"
+            ),
+            _attach(allure_dir, "summary.csv", table_csv, "text/csv", "csv"),
+        ],
+    }
+    path = allure_dir / f"{result['uuid']}-result.json"
+    path.write_text(json.dumps(result))
+    return path
