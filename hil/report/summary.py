@@ -56,14 +56,6 @@ class SummaryRow:
         return f"{self.case}/{self.metric}"
 
 
-def latest_records(rows: list[CaseRecord]) -> list[CaseRecord]:
-    """The latest record of every case of the run, in the order the cases were first measured."""
-    latest: dict[tuple[str, str], CaseRecord] = {}
-    for r in rows:
-        latest[(r.scenario, r.case)] = r
-    return list(latest.values())
-
-
 def _criterion_rows(rec: CaseRecord) -> dict[str, tuple[str, float]]:
     """The case's limits by metric: {"mbps": ("min", 93.0), ...} (from the record's threshold)."""
     out: dict[str, tuple[str, float]] = {}
@@ -74,9 +66,10 @@ def _criterion_rows(rec: CaseRecord) -> dict[str, tuple[str, float]]:
 
 
 def summary_rows(records: list[CaseRecord], previous: dict[str, float] | None = None) -> list[SummaryRow]:
-    """One row per case and metric: the case's own number, then each metric it has a limit on."""
+    """One row per case and metric of the records (the latest of each case: Recorder.latest):
+    the case's own number, then each metric it has a limit on."""
     out: list[SummaryRow] = []
-    for rec in latest_records(records):
+    for rec in records:
         metrics = rec.metrics()
         limits = _criterion_rows(rec)
         primary = PRIMARY_METRIC.get(rec.unit, "mbps")

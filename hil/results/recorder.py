@@ -133,6 +133,16 @@ class Recorder:
         if self.allure_dir is not None:
             self._write_metrics(rec, start, stop)
 
+    def latest(self, scenario: str | None = None, case_prefix: str = "") -> list[CaseRecord]:
+        """The latest record of every case of this run (of one scenario, cases starting with
+        `case_prefix`), in the order they were last measured."""
+        found: dict[tuple[str, str], CaseRecord] = {}
+        for r in self.rows:
+            if scenario in (None, r.scenario) and r.case.startswith(case_prefix):
+                found.pop((r.scenario, r.case), None)
+                found[(r.scenario, r.case)] = r
+        return list(found.values())
+
     def set_verdict(self, rec: CaseRecord, verdict: str) -> None:
         rec.verdict = verdict
         with self.jsonl.open("a") as f:

@@ -53,12 +53,7 @@ def _what(fault: AssertionError) -> str:
 
 def group_records(hil: HilContext, point: SweepPoint) -> list[CaseRecord]:
     """The group's points measured in this run, the latest of each case, in measuring order."""
-    latest: dict[str, CaseRecord] = {}
-    for r in hil.recorder.rows:
-        if r.scenario == point.scenario and r.case.startswith(point.group_prefix):
-            latest.pop(r.case, None)
-            latest[r.case] = r
-    return list(latest.values())
+    return hil.recorder.latest(point.scenario, point.group_prefix)
 
 
 def _attach_group(hil: HilContext, point: SweepPoint) -> None:

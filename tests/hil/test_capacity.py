@@ -15,7 +15,7 @@ import pytest
 
 from fixtures.options import PROFILE_KEY
 from hil.checks import criteria
-from hil.results.recorder import CaseRecord, make_record
+from hil.results.recorder import make_record
 from hil.scenarios.capacity import SearchResult, Trial, goal_met, search
 from hil.scenarios.charts import limit_line, search_chart, sweep_chart
 from hil.scenarios.sweep import attach_png, attach_text, check
@@ -129,11 +129,7 @@ def test_udp_capacity_search(hil: HilContext, capacity_point: tuple[str, int]) -
 def _attach_direction_charts(hil: HilContext, direction: str) -> None:
     """The direction's lengths measured in this run: the loss-free rate against length, and every
     search's trials with their bounds (from the records' trial logs)."""
-    latest: dict[str, CaseRecord] = {}
-    for r in hil.recorder.rows:
-        if r.scenario == "capacity" and r.case.startswith(f"{direction}-"):
-            latest[r.case] = r
-    records = sorted(latest.values(), key=lambda r: float(r.extra["x"]))  # type: ignore[arg-type]
+    records = sorted(hil.recorder.latest("capacity", f"{direction}-"), key=lambda r: float(r.extra["x"]))  # type: ignore[arg-type]
     targets = sorted({float(r.extra["loss_target_pct"]) for r in records})  # type: ignore[arg-type]
     bounds = [(float(r.extra["x"]), hil.thresholds.limits("capacity", r.case).bounds()) for r in records]  # type: ignore[arg-type]
     attach_png(

@@ -75,7 +75,7 @@ def test_dut_window_ladder(hil: HilContext, window_step: tuple[str, int]) -> Non
 
 def _ladder_records(hil: HilContext, scenario: str) -> list[CaseRecord]:
     """The ladder's steps measured in this run (the latest of each), in ladder order."""
-    latest = {r.case: r for r in hil.recorder.rows if r.scenario == scenario}
+    latest = {r.case: r for r in hil.recorder.latest(scenario)}
     order = [f"dut_rx-{c}" for c, _ in hil.dut.adapter.window_ladder]
     return [latest[c] for c in order if c in latest]
 

@@ -17,7 +17,7 @@ from hil.report.finish import ReportError, strip_analytics
 from hil.report.history import MetricsHistory, RunNumbers
 from hil.report.summary import FAILED, PASSED, summary_rows, to_csv, to_html
 from hil.report.summary import headline as summary_headline
-from hil.results.recorder import CaseRecord, make_record
+from hil.results.recorder import CaseRecord, Recorder, make_record
 from hil.stats import summarize
 
 pytestmark = pytest.mark.selftest
@@ -88,10 +88,14 @@ def test_a_bench_fault_is_not_a_pass_or_a_fail_of_the_dut():
     assert row.verdict == "generator-limited"
 
 
-def test_summary_keeps_the_latest_record_of_a_case():
-    first, again = _tcp("tcp-dut_tx", [50.0], min_mbps=93), _tcp("tcp-dut_tx", [94.0], min_mbps=93)
-    (row,) = summary_rows([first, again])
-    assert row.value == 94.0
+def test_summary_keeps_the_latest_record_of_a_case(tmp_path):
+    recorder = Recorder(tmp_path, None)
+    for rec in (_tcp("tcp-dut_tx", [50.0]), _tcp("udp-dut_rx", [90.0]), _tcp("tcp-dut_tx", [94.0])):
+        recorder.record(rec, 0.0, 1.0)
+    assert [(r.case, r.median) for r in recorder.latest()] == [("udp-dut_rx", 90.0), ("tcp-dut_tx", 94.0)]
+    assert [r.case for r in recorder.latest("baseline", "tcp")] == ["tcp-dut_tx"]
+    (row, _) = summary_rows(recorder.latest())
+    assert row.value == 90.0
 
 
 def test_summary_csv_and_html():
