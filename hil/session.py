@@ -22,6 +22,7 @@ from pathlib import Path
 
 import allure
 
+from hil.bench.in_path import InPathTopology
 from hil.config.sections import DutBase
 from hil.config.thresholds import ThresholdProfile
 from hil.console.embedded_console import EmbeddedConsole
@@ -32,6 +33,7 @@ from hil.results.recorder import Recorder
 from hil.scenarios.profiles import Profile
 from hil.stats import summarize
 from hil.tools.ping import parse_iputils
+from hil.traffic.endpoints import Endpoint, Generator
 from hil.traffic.roles import DutSide, PcSide
 
 RTT_PINGS = 5
@@ -117,6 +119,9 @@ class HilContext:
     duration_s: float
     link_mbit: float
     topology: BenchLink
+    # where the PC's traffic ends: the DUT's console endpoint, or the peer host of an in-path DUT
+    far_end: Endpoint
+    generator: Generator | None = None  # the traffic generator PC <-> far end (None: the first both speak)
 
     def flash_config(self, config: str) -> FinalLine:
         """Flashes another build configuration of the firmware and returns its identity."""
@@ -179,13 +184,15 @@ def environment(
     f = identity.fields
     cfg = session.config
     cfg_link = cfg.link
+    shaped = link.pc_shaping is not None if isinstance(link, InPathTopology) else link.shaping
     return {
+        "Topology": _topology(cfg, link),
         "DUT": f"{cfg.name} (kind {cfg.kind}, flasher {cfg.flasher_name})",
         "Firmware": f"{f.get('name')} {f.get('version')} target {f.get('target')} variant {f.get('variant')}",
         "Stack": f"TCP_MSS {f.get('tcp_mss')}, TCP_WND {f.get('tcp_wnd')}, TCP_SND_BUF {f.get('tcp_snd_buf')}, "
         f"PBUF_POOL_SIZE {f.get('pbuf_pool_size')}, MEM_SIZE {f.get('mem_size')}",
         "DUT_address": f"{f.get('ip')} / {f.get('mac')}",
-        "Link": (f"tbf {cfg_link.rate_mbit:g} Mbit/s overhead 24" if cfg_link.shaping and link.shaping else "unshaped")
+        "Link": (f"tbf {cfg_link.rate_mbit:g} Mbit/s overhead 24" if cfg_link.shaping and shaped else "unshaped")
         + (f", {cfg_link.loss_pct:g} % injected loss" if cfg_link.loss_pct else "")
         + ("" if cfg.local else f", real {cfg_link.rate_mbit:g} Mbit/s link"),
         **session.adapter.environment(),
@@ -194,6 +201,16 @@ def environment(
         "iperf2": _tool_version(["iperf", "-v"]),
         "iperf3": _tool_version(["iperf3", "-v"]),
     }
+
+
+def _topology(cfg: DutBase, link: BenchLink) -> str:
+    """Where the DUT sits: at the end of the PC's link, or in the path between the PC and a peer."""
+    if cfg.peer is None:
+        return "PC <-> DUT (the DUT terminates the traffic)"
+    where = f"namespace {link.peer_ns}" if isinstance(link, InPathTopology) else f"netns {cfg.peer.netns or 'root'}"
+    peer_link = f"tbf {cfg.peer.rate_mbit:g} Mbit/s" if cfg.peer.rate_mbit else "unshaped"
+    peer = f"peer {cfg.peer.ip} ({where}, link {peer_link})"
+    return f"PC {cfg.network.pc_ip} <-> DUT (in the path, forwarding) <-> {peer}"
 
 
 def write_environment(allure_dir: Path | None, env: dict[str, str]) -> None:

@@ -19,3 +19,9 @@ set(FW_LWIP_SOURCES
   ${_core}/ipv4/ip4_frag.c
   "${FW_LWIP_DIR}/src/netif/ethernet.c")
 set(FW_LWIP_INCLUDE_DIR "${FW_LWIP_DIR}/src/include")
+
+# The layer-2 bridge variant (preset host-bridge) adds lwIP's bridgeif; its learning FDB is the
+# project's own static table (common/src/fw_bridge_fdb.c), so bridgeif_fdb.c is not built.
+if(FW_VARIANT STREQUAL "bridge")
+  list(APPEND FW_LWIP_SOURCES "${FW_LWIP_DIR}/src/netif/bridgeif.c")
+endif()

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 presets=("$@")
 if [ ${#presets[@]} -eq 0 ]; then
-  presets=(host-default host-wnd2 host-wnd4 host-wnd16 host-mss536 host-asan)
+  presets=(host-default host-wnd2 host-wnd4 host-wnd16 host-mss536 host-bridge host-asan)
 fi
 for p in "${presets[@]}"; do
   echo "== firmware preset $p"

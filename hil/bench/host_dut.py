@@ -32,6 +32,8 @@ class HostDutSpec:
     mac: str = "02:00:00:00:00:02"
     wifi_sim_ssid: str | None = None  # a Wi-Fi station next to a simulated AP: the address comes from `wifi connect`
     wifi_sim_psk_env: str | None = None  # the environment variable holding the simulated AP's passphrase
+    # the bridge build (preset host-bridge) in the path: the taps it forwards between (`tap` is one of them)
+    bridge_taps: tuple[str, str] | None = None
 
     def address_args(self) -> list[str]:
         if self.wifi_sim_ssid is None:
@@ -88,6 +90,8 @@ class HostDutProcess(WatchedProcess):
             "ip", "netns", "exec", self.spec.netns, str(binary),
             "--tap", self.spec.tap, *self.spec.address_args(), "--mac", self.spec.mac,
         ]  # fmt: skip
+        if self.spec.bridge_taps is not None:
+            args += ["--bridge-taps", ",".join(self.spec.bridge_taps)]
         if self.line is not None:
             line = self.line
             self._proc = start_logged(

@@ -30,7 +30,8 @@ DUT_IF = "veth-dut"
 BRIDGE = "br0"
 TAP = "tap0"
 GSO_MAX_SEGS_DEFAULT = 65535
-_NAME_RE = re.compile(rf"^{NETNS_PREFIX}(\d+)-(\d+)-(pc|dut)$")
+# a run's namespaces: the PC's, the DUT's, and a peer host's (a DUT in the path: hil.bench.in_path)
+_NAME_RE = re.compile(rf"^{NETNS_PREFIX}(\d+)-(\d+)-(pc|dut|peer)$")
 
 
 @dataclass(frozen=True)

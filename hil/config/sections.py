@@ -179,6 +179,27 @@ class SecretRef(Strict):
             raise ConfigError(f"secret {self.name!r} needs the environment variable {self.env}") from None
 
 
+class PeerConfig(Strict):
+    """The host on the far side of an in-path DUT (the thesis's Hub): traffic runs between the PC
+    and it, through the DUT. On the virtual bench it is a network namespace the bench creates;
+    on a real bench the namespace holding the PC's second NIC (`netns`), cabled to the DUT's other
+    port. `rate_mbit` shapes the DUT<->peer side of the virtual bench (None: unshaped, as the
+    thesis's USB side, faster than its Ethernet side)."""
+
+    ip: str = "10.77.0.3"
+    netns: str | None = None  # real bench: the namespace of the second NIC (None: the bench's own)
+    rate_mbit: Annotated[float, Field(gt=0, le=100_000)] | None = None
+
+    @field_validator("ip")
+    @classmethod
+    def _ipv4(cls, v: str) -> str:
+        try:
+            ipaddress.IPv4Address(v)
+        except ValueError:
+            raise ValueError(f"not an IPv4 address: {v!r}") from None
+        return v
+
+
 class DutBase(Strict):
     """What every DUT section has; a kind's own section (hil.dut.<kind>) adds its `kind` tag, its
     flashers and whatever else it needs, and says whether it runs on the bench PC."""
@@ -188,6 +209,7 @@ class DutBase(Strict):
     EMBEDDED_SERVICES: ClassVar[str] = "serial"  # pytest-embedded's services for the console
     SKIP_AUTOFLASH: ClassVar[bool | None] = None  # pytest-embedded must not flash (the adapter does)
     PER_CONFIG_MATRIX: ClassVar[bool] = False  # the matrix runs once per build configuration
+    IN_PATH: ClassVar[bool] = False  # the kind can sit in the path between the PC and a peer (role in_path)
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
     kind: str
@@ -197,6 +219,10 @@ class DutBase(Strict):
     network: NetworkConfig = NetworkConfig()
     link: LinkConfig = LinkConfig()
     thresholds: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    # endpoint: traffic starts and ends on the DUT; in_path: the DUT forwards traffic between the PC
+    # and a peer host (a bridge, a router); its own address (dut_ip) is for management and ping
+    role: Literal["endpoint", "in_path"] = "endpoint"
+    peer: PeerConfig | None = None
 
     def ladders(self) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
         """The build configurations the DUT window and MSS ladders flash, as the kind's build
@@ -210,6 +236,20 @@ class DutBase(Strict):
             raise ValueError(f"flasher {self.flasher!r} does not fit kind {self.kind!r} (use {' or '.join(fits)})")
         if self.LOCAL and self.console.port != "pty":
             raise ValueError(f"kind {self.kind!r} has its console on the bench's pty: console.port must be 'pty'")
+        if self.role == "in_path" and not self.IN_PATH:
+            raise ValueError(f"kind {self.kind!r} cannot be put in the path yet (role in_path: kind virtual)")
+        if self.role == "in_path" and self.link.loss_pct:
+            raise ValueError("link.loss_pct is not yet injected in the path: set it 0 for role in_path")
+        if self.role == "in_path" and self.peer is None:
+            raise ValueError("role in_path needs a `peer:` section (the host on the DUT's far side)")
+        if self.role == "endpoint" and self.peer is not None:
+            raise ValueError("a `peer:` is for role in_path (the DUT forwards between the PC and the peer)")
+        if self.peer is not None:
+            net = ipaddress.IPv4Network(f"{self.network.pc_ip}/{self.network.prefix_len}", strict=False)
+            if ipaddress.IPv4Address(self.peer.ip) not in net:
+                raise ValueError(f"peer.ip {self.peer.ip} is not in the PC's subnet {net} (the DUT bridges them)")
+            if self.peer.ip in (self.network.pc_ip, self.network.dut_ip):
+                raise ValueError(f"peer.ip {self.peer.ip} is already the PC's or the DUT's address")
         if not self.LOCAL:
             if self.console.port == "pty":
                 raise ValueError(
@@ -228,6 +268,11 @@ class DutBase(Strict):
     @property
     def local(self) -> bool:
         return self.LOCAL
+
+    @property
+    def in_path(self) -> bool:
+        """The DUT forwards traffic between the PC and the peer host instead of terminating it."""
+        return self.role == "in_path"
 
     @property
     def build_configs(self) -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from hil.bench.hardware_link import HardwareLink
+from hil.bench.in_path import InPathTopology
 from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
 
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
     from hil.bench.cpu_share import CpuShareMeter
     from hil.console.embedded_console import EmbeddedConsole
 
-BenchLink = VirtualTopology | HardwareLink  # the PC's side of the bench: the virtual link or a real NIC
+# the PC's side of the bench: the virtual link (the DUT at its end, or in the path to a peer namespace)
+# or a real NIC
+BenchLink = VirtualTopology | InPathTopology | HardwareLink
 
 
 class LinkFacts(Protocol):

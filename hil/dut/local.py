@@ -14,6 +14,7 @@ from typing import Protocol
 
 from hil.bench.cpu_share import CpuShareMeter, ThreadId, thread_named
 from hil.bench.host_dut import PtySerialLine
+from hil.bench.in_path import InPathTopology
 from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
 from hil.console.embedded_console import EmbeddedConsole
@@ -21,10 +22,14 @@ from hil.dut.adapter import BenchLink, LinkFacts
 from hil.dut.images import ImageSource
 from hil.errors import BenchError
 
+LocalTopology = VirtualTopology | InPathTopology
 
-def virtual_topology(link: BenchLink, cfg: DutBase) -> VirtualTopology:
-    """The virtual link a DUT on the bench PC needs (the bench makes one for every local kind)."""
-    if not isinstance(link, VirtualTopology):
+
+def virtual_topology(link: BenchLink, cfg: DutBase) -> LocalTopology:
+    """The virtual link a DUT on the bench PC needs (the bench makes one for every local kind):
+    PC <-> DUT, or PC <-> DUT <-> peer for a DUT in the path."""
+    wanted = InPathTopology if cfg.in_path else VirtualTopology
+    if not isinstance(link, wanted):
         raise BenchError(f"DUT {cfg.name}: kind {cfg.kind!r} runs on the bench PC and needs the virtual link")
     return link
 
@@ -52,7 +57,7 @@ class LocalDut(ABC):
 
     embedded_build_dir = None
 
-    def __init__(self, cfg: DutBase, topology: VirtualTopology, workdir: Path, images: ImageSource) -> None:
+    def __init__(self, cfg: DutBase, topology: LocalTopology, workdir: Path, images: ImageSource) -> None:
         self.cfg = cfg
         self.topology = topology
         self.workdir = workdir

@@ -65,7 +65,9 @@ class QemuDut(LocalDut):
 
 def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> QemuDut:
     assert isinstance(cfg, QemuDutConfig)
-    return QemuDut(cfg, virtual_topology(link, cfg), workdir)
+    topology = virtual_topology(link, cfg)
+    assert isinstance(topology, VirtualTopology)  # QEMU sits at the end of the link (no role in_path)
+    return QemuDut(cfg, topology, workdir)
 
 
 KIND = DutKind("qemu", QemuDutConfig, _make)

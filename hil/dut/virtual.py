@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from hil.bench.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
-from hil.bench.netns import TAP, VirtualTopology
+from hil.bench.in_path import InPathTopology
+from hil.bench.netns import TAP
 from hil.config.sections import DutBase, WifiConfig
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.images import ImageSource
-from hil.dut.local import DutProgram, LocalDut, virtual_topology
+from hil.dut.local import DutProgram, LocalDut, LocalTopology, virtual_topology
 from hil.dut.presets import Ladder, ladders
 from hil.dut.wifi import WifiStation
 from hil.paths import BUILD_HOST_SCRIPT, host_firmware
@@ -29,6 +30,7 @@ class VirtualDutConfig(DutBase):
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("process",)
     LOCAL: ClassVar[bool] = True
+    IN_PATH: ClassVar[bool] = True  # role in_path: the bridge build (preset host-bridge) between two taps
 
     kind: Literal["virtual"]
     wifi: WifiConfig | None = None
@@ -45,15 +47,17 @@ class VirtualDut(WifiStation, LocalDut):
     cfg: VirtualDutConfig
     cpu_thread_what = "the host firmware's thread"
 
-    def __init__(self, cfg: VirtualDutConfig, topology: VirtualTopology, workdir: Path) -> None:
+    def __init__(self, cfg: VirtualDutConfig, topology: LocalTopology, workdir: Path) -> None:
         super().__init__(cfg, topology, workdir, ImageSource(cfg, BUILD_HOST_SCRIPT, PRESET_PREFIX, host_firmware))
         self.window_ladder, self.mss_configs = cfg.ladders()
 
     def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
         net, wifi = self.cfg.network, self.cfg.wifi
+        taps = self.topology.taps if isinstance(self.topology, InPathTopology) else None  # the bridge build
         spec = HostDutSpec(
-            image, self.topology.dut_ns, TAP, net.dut_ip, mac=net.dut_mac,
+            image, self.topology.dut_ns, taps[0] if taps else TAP, net.dut_ip, mac=net.dut_mac,
             wifi_sim_ssid=wifi.ssid if wifi else None, wifi_sim_psk_env=wifi.psk_env if wifi else None,
+            bridge_taps=taps,
         )  # fmt: skip
         self.wifi = None  # a new program has not associated
         proc = HostDutProcess(spec, self.workdir, line)

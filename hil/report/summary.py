@@ -222,9 +222,14 @@ document.querySelectorAll('th').forEach((th, col) => th.addEventListener('click'
 """
 
 
+NOTABLE_CHANGE_PCT = 1.0  # a change below this share of the previous value is not coloured (run-to-run noise)
+
+
 def _better(r: SummaryRow) -> str:
-    """'up' when the change is an improvement, 'down' when it is a regression."""
+    """'up' when the change is a notable improvement, 'down' when it is a notable regression."""
     if r.change is None or r.change == 0:
+        return ""
+    if r.change_pct is not None and abs(r.change_pct) < NOTABLE_CHANGE_PCT:
         return ""
     higher_is_better = r.metric.endswith("mbps") or r.metric == "efficiency_pct"
     return "up" if (r.change > 0) == higher_is_better else "down"

@@ -295,7 +295,10 @@ def _datasize(g: Group, size: object, env: PointEnv) -> Traffic:
 
 def _all_bytes(rec: CaseRecord, size: object) -> AssertionError | None:
     want = parse_iperf_size(str(size))
-    short = [b for b in rec.extra.get("bytes", []) if b < want - IPERF2_HEADER_SLACK]  # type: ignore[attr-defined]
+    got = list(rec.extra.get("bytes", []))  # type: ignore[call-overload]
+    if any(b is None for b in got):
+        return AssertionError(f"{rec.case}: the receiver reported no byte count, the transfer cannot be checked")
+    short = [b for b in got if b < want - IPERF2_HEADER_SLACK]
     return AssertionError(f"DUT fault: {rec.case} transferred {short} of {size} bytes") if short else None
 
 

@@ -8,6 +8,7 @@ bytes and retransmits and the receiver's goodput, and for UDP the receiver's los
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,9 @@ class Iperf3Result:
     lost_packets: int | None = None
     packets: int | None = None
     lost_percent: float | None = None
+    bytes: int | None = None  # received (the server stops counting at the test's end: a -n transfer's
+    # last few tens of KB in flight are delivered but not counted)
+    sent_bytes: int | None = None  # written by the sender (for TCP: all of it delivered when the test ends cleanly)
 
 
 def parse_json(text: str) -> Iperf3Result:
@@ -48,6 +52,8 @@ def parse_json(text: str) -> Iperf3Result:
             receiver_mbps=recv["bits_per_second"] / 1e6,
             duration_s=recv["seconds"],
             retransmits=sent.get("retransmits"),
+            bytes=recv.get("bytes"),
+            sent_bytes=sent.get("bytes"),
         )
     if "sum" in end:  # UDP: the receiver's summary (the client's carries the server's) has loss and jitter
         s = end["sum"]
@@ -60,6 +66,7 @@ def parse_json(text: str) -> Iperf3Result:
             lost_packets=recv.get("lost_packets"),
             packets=recv.get("packets"),
             lost_percent=recv.get("lost_percent"),
+            bytes=recv.get("bytes"),
         )
     raise BenchError("iperf3 JSON has no end summary")
 
@@ -76,9 +83,13 @@ class Iperf3ClientArgs:
     bidir: bool = False
     window: str | None = None
     congestion: str | None = DEFAULT_TCP_CONGESTION  # TCP congestion control (-C); None: the host's default
+    amount: str | None = None  # bytes to send (-n, e.g. "100M") instead of a duration
+    mss: int | None = None  # TCP maximum segment size (-M)
 
     def argv(self) -> list[str]:
-        args = [IPERF3, "-c", self.host, "-p", str(self.port), "-J", "-t", f"{self.duration_s:g}"]
+        # iperf 3 counts -t in whole seconds (a fraction is cut to 0: no end), so a shorter test runs 1 s
+        length = ["-n", self.amount] if self.amount else ["-t", str(max(1, math.ceil(self.duration_s)))]
+        args = [IPERF3, "-c", self.host, "-p", str(self.port), "-J", *length]
         if self.udp:
             args += ["-u", "-b", self.bandwidth or "1M"]
         else:
@@ -92,6 +103,8 @@ class Iperf3ClientArgs:
             args.append("--bidir")
         if self.window:
             args += ["-w", self.window]
+        if self.mss and not self.udp:
+            args += ["-M", str(self.mss)]
         return args
 
 

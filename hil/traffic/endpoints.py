@@ -72,6 +72,7 @@ class ReceiverReport:
 @dataclass
 class SenderReport:
     mbps: float
+    bytes: int | None = None  # bytes the sender wrote (iperf 3)
     raw: dict[str, str] = field(default_factory=dict)
     details: dict[str, float] = field(default_factory=dict)  # iperf 3: retransmits, cwnd, CPU
     receiver: ReceiverReport | None = None  # iperf 3's client also reports the receiver's side
@@ -181,7 +182,7 @@ class _Iperf3HostReceiving:
         text = self.server.output()
         result = parse_json(text)
         out = ReceiverReport(result.receiver_mbps, duration_s=result.duration_s, jitter_ms=result.jitter_ms,
-                             lost=result.lost_packets, datagrams=result.packets)  # fmt: skip
+                             lost=result.lost_packets, datagrams=result.packets, bytes=result.bytes)  # fmt: skip
         out.raw[f"{self.host.label} iperf3 server JSON"] = text
         out.details = iperf3_details(json.loads(text))
         return out
@@ -224,23 +225,24 @@ class HostEndpoint:
     def send(self, flow: FlowSpec, to: str, generator: Generator) -> SenderReport:
         udp = flow.proto == "udp"
         if generator == "iperf3":
-            if flow.amount or flow.mss:
-                raise BenchError("the iperf 3 generator here runs by duration, without -n or -M")
             rate = f"{flow.rate_mbps:g}M" if flow.rate_mbps else None
             args3 = Iperf3ClientArgs(host=to, port=flow.port, udp=udp, duration_s=flow.duration_s, length=flow.length,
-                                     bandwidth=rate, window=flow.window, congestion=self.tcp_congestion)  # fmt: skip
+                                     bandwidth=rate, window=flow.window, congestion=self.tcp_congestion,
+                                     amount=flow.amount, mss=flow.mss)  # fmt: skip
             result, text = run_iperf3_client(self.netns_prefix, args3, timeout_s=flow.timeout_s)
-            receiver = ReceiverReport(result.receiver_mbps, duration_s=result.duration_s, jitter_ms=result.jitter_ms,
-                                      lost=result.lost_packets, datagrams=result.packets)  # fmt: skip
+            receiver = ReceiverReport(
+                result.receiver_mbps, duration_s=result.duration_s, jitter_ms=result.jitter_ms,
+                lost=result.lost_packets, datagrams=result.packets, bytes=result.bytes,
+            )  # fmt: skip
             details = iperf3_details(json.loads(text))
             raw = {f"{self.label} iperf3 client JSON": text}
-            return SenderReport(result.sender_mbps, raw, details, receiver)
+            return SenderReport(result.sender_mbps, result.sent_bytes, raw, details, receiver)
         args = Iperf2ClientArgs(
             host=to, port=flow.port, udp=udp, duration_s=flow.duration_s, amount=flow.amount, length=flow.length,
             bandwidth=flow.rate_arg(), window=flow.window, mss=flow.mss, congestion=self.tcp_congestion,
         )  # fmt: skip
         run = run_iperf2_client(self.netns_prefix, args, timeout_s=flow.timeout_s)
-        return SenderReport(run.record.mbps, {f"{self.label} iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}"})
+        return SenderReport(run.record.mbps, raw={f"{self.label} iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}"})
 
     def abort(self) -> None:
         """A host's client and server end with their context or their process."""
@@ -309,7 +311,7 @@ class DutConsoleEndpoint:
             raise DutError(f"DUT refused `{line}`: {reply.final.reason}")
         if reply.final.fields.get("status") != "ok":
             raise DutError(f"DUT client ended with status {reply.final.fields.get('status')}")
-        return SenderReport(reply.final.get_float("mbps"), {f"{self.label} console": "\n".join(reply.output)})
+        return SenderReport(reply.final.get_float("mbps"), raw={f"{self.label} console": "\n".join(reply.output)})
 
     def abort(self) -> None:
         self.console.command("iperf -a", timeout_s=10, accept=lambda f: "action" in f.fields)

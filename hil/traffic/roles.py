@@ -22,7 +22,9 @@ from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
 from hil.traffic.endpoints import (
     HOST_UDP_RCVBUF,
     DutConsoleEndpoint,
+    Endpoint,
     FlowSpec,
+    Generator,
     HostEndpoint,
     dut_iperf_line,
     run_flow,
@@ -137,12 +139,13 @@ def _limited(sent_mbps: float, spec: TrafficSpec) -> bool:
     return spec.rate_mbps is not None and sent_mbps < GENERATOR_TOLERANCE * spec.rate_mbps
 
 
-def endpoints(pc: PcSide, dut: DutSide) -> tuple[HostEndpoint, DutConsoleEndpoint]:
-    """Today's topology, PC <-> DUT, as its two traffic endpoints."""
-    return (
-        HostEndpoint("PC", pc.netns_prefix, pc.ip, pc.workdir, pc.tcp_congestion),
-        DutConsoleEndpoint("DUT", dut.console, dut.ip),
-    )
+def pc_endpoint(pc: PcSide) -> HostEndpoint:
+    return HostEndpoint("PC", pc.netns_prefix, pc.ip, pc.workdir, pc.tcp_congestion)
+
+
+def dut_endpoint(dut: DutSide) -> DutConsoleEndpoint:
+    """A DUT that terminates traffic: its console's iperf."""
+    return DutConsoleEndpoint("DUT", dut.console, dut.ip)
 
 
 def flow_of(spec: TrafficSpec) -> FlowSpec:
@@ -150,16 +153,22 @@ def flow_of(spec: TrafficSpec) -> FlowSpec:
                     amount=spec.amount, window=spec.pc_window, mss=spec.pc_mss)  # fmt: skip
 
 
-def run_traffic(spec: TrafficSpec, pc: PcSide, dut: DutSide) -> TrafficResult:
-    """The spec's direction as a flow between the PC and DUT endpoints (hil.traffic.endpoints)."""
-    pc_end, dut_end = endpoints(pc, dut)
-    sender, receiver = (dut_end, pc_end) if spec.direction == "dut_tx" else (pc_end, dut_end)
+def run_traffic(spec: TrafficSpec, pc: PcSide, far: Endpoint, generator: Generator | None = None) -> TrafficResult:
+    """The spec's direction as a flow between the PC and the far end (hil.traffic.endpoints): the
+    DUT's console when the DUT terminates traffic, the peer host when it forwards it; `dut_tx` is
+    far end -> PC (an in-path DUT's uplink), `dut_rx` PC -> far end (its downlink)."""
+    pc_end = pc_endpoint(pc)
+    sender, receiver = (far, pc_end) if spec.direction == "dut_tx" else (pc_end, far)
     probe: list[_MssProbe] = []
     sample = (lambda: probe.append(_MssProbe(pc, spec))) if spec.observe_mss else None
-    flow = run_flow(sender, receiver, flow_of(spec), while_running=sample)
+    flow = run_flow(sender, receiver, flow_of(spec), generator, while_running=sample)
     rx = flow.receiver
     result = TrafficResult(spec, receiver_mbps=rx.mbps, sender_mbps=flow.sender.mbps)
     result.bytes, result.duration_s = rx.bytes, rx.duration_s
+    if flow.generator == "iperf3" and spec.proto == "tcp" and flow.sender.bytes is not None:
+        # iperf 3's server stops counting when the test ends, before the last data in flight; TCP
+        # delivered all the sender wrote in a test that ended cleanly
+        result.bytes = flow.sender.bytes
     result.raw = flow.raw
     result.details = {**flow.sender.details, **rx.details}
     if probe:

@@ -16,7 +16,7 @@ from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps, udp_goodput_mbps
 from hil.traffic.roles import BidirResult, run_bidir
 
-pytestmark = [pytest.mark.hil, pytest.mark.bidir]
+pytestmark = [pytest.mark.hil, pytest.mark.bidir, pytest.mark.dut_endpoint]
 
 UDP_LEN = 1470
 

@@ -79,7 +79,7 @@ def test_udp_capacity_search(hil: HilContext, capacity_point: tuple[str, int]) -
 
     def trial(rate: float, duration_s: float) -> Trial:
         spec = TrafficSpec("udp", direction, duration_s, length=length, rate_mbps=rate)  # type: ignore[arg-type]
-        r = run_traffic(spec, hil.pc_side, hil.dut_side)
+        r = run_traffic(spec, hil.pc_side, hil.far_end, hil.generator)
         limited = r.sender_mbps < GENERATOR_TOLERANCE * rate
         loss = r.loss_pct or 0.0
         return Trial(rate, r.sender_mbps, r.receiver_mbps, loss, limited, loss <= target and not limited)

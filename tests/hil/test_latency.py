@@ -12,7 +12,7 @@ import time
 import allure
 import pytest
 
-from fixtures.options import PROFILE_KEY
+from fixtures.options import DUT_KEY, PROFILE_KEY
 from hil.checks import criteria
 from hil.errors import BenchError, DutError
 from hil.results.recorder import CaseRecord, make_record
@@ -20,12 +20,18 @@ from hil.scenarios.sweep import attach_text, check
 from hil.session import HilContext
 from hil.stats import Summary, summarize
 from hil.tools.ping import PingStats, parse_console, parse_iputils, percentile
+from hil.traffic.endpoints import HostEndpoint
 
 pytestmark = [pytest.mark.hil, pytest.mark.latency]
 
 
 def pc_ping(hil: HilContext, args: list[str], timeout_s: float) -> tuple[PingStats, str]:
-    argv = [*hil.pc_side.netns_prefix, "ping", *args, hil.dut_side.ip]
+    """The PC pings the far end (the DUT, or the peer host through an in-path DUT)."""
+    return host_ping(hil.pc_side.netns_prefix, args, hil.far_end.ip, timeout_s)
+
+
+def host_ping(netns_prefix: list[str], args: list[str], target: str, timeout_s: float) -> tuple[PingStats, str]:
+    argv = [*netns_prefix, "ping", *args, target]
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
@@ -34,7 +40,15 @@ def pc_ping(hil: HilContext, args: list[str], timeout_s: float) -> tuple[PingSta
     try:
         return parse_iputils(text), f"$ {' '.join(argv)}\n{text}"
     except ValueError as exc:
-        raise BenchError(f"PC ping failed: {exc}") from None
+        raise BenchError(f"ping from {' '.join(netns_prefix) or 'the PC'} failed: {exc}") from None
+
+
+def far_ping(hil: HilContext, host_args: list[str], console_args: str, timeout_s: float) -> tuple[PingStats, str]:
+    """The far end pings the PC: the peer host's OS ping through an in-path DUT, else the DUT's
+    console ping."""
+    if isinstance(hil.far_end, HostEndpoint):
+        return host_ping(hil.far_end.netns_prefix, host_args, hil.pc_side.ip, timeout_s)
+    return dut_ping(hil, console_args, timeout_s)
 
 
 def dut_ping(hil: HilContext, args: str, timeout_s: float) -> tuple[PingStats, str]:
@@ -90,27 +104,32 @@ def table(records: list[CaseRecord]) -> str:
 def test_ping_latency_both_directions(hil: HilContext) -> None:
     allure.dynamic.feature("ping latency")
     allure.dynamic.story("latency both directions")
-    title = f"latency: {hil.profile.ping_count} pings PC->DUT and DUT->PC"
+    far = hil.far_end.name
+    title = f"latency: {hil.profile.ping_count} pings PC->{far} and {far}->PC"
     allure.dynamic.title(title)
     scenario = "latency"
     n = hil.profile.ping_count
     start = time.time()
-    pc_stats, pc_raw = pc_ping(hil, ["-c", str(n), "-i", "0.2", "-W", "1"], timeout_s=n * 0.2 + 10)
-    attach_text("PC->DUT ping", pc_raw)
-    records = [record_latency(hil, scenario, "pc_to_dut", pc_stats, start)]
+    args = ["-n", "-c", str(n), "-i", "0.2", "-W", "1"]
+    pc_stats, pc_raw = pc_ping(hil, args, timeout_s=n * 0.2 + 10)
+    attach_text(f"PC->{far} ping", pc_raw)
+    records = [record_latency(hil, scenario, f"pc_to_{far.lower()}", pc_stats, start)]
     start = time.time()
-    dut_stats, dut_raw = dut_ping(hil, f"-c {n} -i 0.2 -W 1", timeout_s=n * 0.2 + 10)
-    attach_text("DUT->PC ping (console)", dut_raw)
-    records.append(record_latency(hil, scenario, "dut_to_pc", dut_stats, start))
+    far_stats, far_raw = far_ping(hil, args, f"-c {n} -i 0.2 -W 1", timeout_s=n * 0.2 + 10)
+    attach_text(f"{far}->PC ping", far_raw)
+    records.append(record_latency(hil, scenario, f"{far.lower()}_to_pc", far_stats, start))
     attach_text("latency", table(records))
     check(hil, scenario, records, title=title)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """One flood case per direction and length of the run profile: `flood/pc_to_dut-64`."""
+    """One flood case per direction and length of the run profile: `flood/pc_to_dut-64` (an
+    in-path DUT: between the PC and the peer, `flood/pc_to_peer-64`)."""
     if "flood_point" in metafunc.fixturenames:
         lengths = metafunc.config.stash[PROFILE_KEY].flood_lengths
-        points = [(d, n) for n in lengths for d in ("pc_to_dut", "dut_to_pc")]
+        dut = metafunc.config.stash.get(DUT_KEY, None)
+        far = "peer" if dut is not None and dut.in_path else "dut"
+        points = [(d, n) for n in lengths for d in (f"pc_to_{far}", f"{far}_to_pc")]
         metafunc.parametrize("flood_point", points, ids=[f"flood/{d}-{n}" for d, n in points])
 
 
@@ -122,13 +141,16 @@ def test_flood_ping(hil: HilContext, flood_point: tuple[str, int]) -> None:
     allure.dynamic.story(f"flood {direction}")
     size = length - 8  # as the thesis: ping -f -s LEN-8
     start = time.time()
-    if direction == "pc_to_dut":
-        stats, raw = pc_ping(hil, ["-f", "-s", str(size), "-w", f"{hil.profile.flood_s:g}"], hil.profile.flood_s + 15)
-        attach_text(f"PC->DUT flood {length} B", raw)
+    far = hil.far_end.name
+    host_args = ["-f", "-s", str(size), "-w", f"{hil.profile.flood_s:g}"]
+    if direction.startswith("pc_to_"):
+        stats, raw = pc_ping(hil, host_args, hil.profile.flood_s + 15)
+        attach_text(f"PC->{far} flood {length} B", raw)
     else:
         count = max(10, int(hil.profile.flood_s * 1000))
-        stats, raw = dut_ping(hil, f"-c {count} -i 0 -s {size} -W 1 -q", timeout_s=hil.profile.flood_s * 10 + 30)
-        attach_text(f"DUT->PC flood {length} B (console)", raw)
+        console_args = f"-c {count} -i 0 -s {size} -W 1 -q"
+        stats, raw = far_ping(hil, host_args, console_args, timeout_s=hil.profile.flood_s * 10 + 30)
+        attach_text(f"{far}->PC flood {length} B", raw)
     rec = record_latency(hil, scenario, case, stats, start)
     rec.extra["x"] = length
     attach_text("flood ping", table([rec]))

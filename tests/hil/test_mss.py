@@ -16,7 +16,7 @@ from hil.session import HilContext
 from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 
-pytestmark = [pytest.mark.hil, pytest.mark.mss]
+pytestmark = [pytest.mark.hil, pytest.mark.mss, pytest.mark.dut_endpoint]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -25,7 +25,7 @@ from hil.session import HilContext
 from hil.stats import summarize
 from hil.traffic.streams import StreamProfile, StreamSpec, load_profile
 
-pytestmark = [pytest.mark.hil, pytest.mark.stress]
+pytestmark = [pytest.mark.hil, pytest.mark.stress, pytest.mark.dut_endpoint]
 
 STREAM_LINE = re.compile(r"^STREAM id=(\d+) (.*)$")
 LOSS_LINE = re.compile(r"^STREAMLOSS id=(\d+) burst=(\d+) lost=(\d+)")

@@ -26,7 +26,7 @@ from hil.session import HilContext, NoDelayLine
 from hil.theory import window_limited_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 
-pytestmark = [pytest.mark.hil, pytest.mark.window]
+pytestmark = [pytest.mark.hil, pytest.mark.window, pytest.mark.dut_endpoint]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -78,6 +78,22 @@ ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n 
         ("duts: [\n", "not valid YAML at line"),
         ("- just a list\n", "expected a mapping with a `duts` list"),
         ("secrets: [{name: wifi, env: 'not a name'}]\nduts:\n" + GOOD_DUT, "not an environment variable name"),
+        ("duts:\n" + GOOD_DUT + "    role: in_path\n", "role in_path needs a `peer:` section"),
+        ("duts:\n" + GOOD_DUT + "    peer: {ip: 10.77.0.3}\n", "a `peer:` is for role in_path"),
+        ("duts:\n" + GOOD_DUT + "    role: router\n", "duts[0].role: Input should be 'endpoint' or 'in_path'"),
+        (
+            "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {ip: 10.9.0.3}\n",
+            "peer.ip 10.9.0.3 is not in the PC's subnet 10.77.0.0/24",
+        ),
+        ("duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {ip: 10.77.0.2}\n", "already the PC's or the DUT's"),
+        (
+            "duts:\n  - name: d\n    kind: qemu\n    role: in_path\n    peer: {}\n    thresholds: x\n",
+            "kind 'qemu' cannot be put in the path yet",
+        ),
+        (
+            "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {}\n    link: {loss_pct: 1}\n",
+            "link.loss_pct is not yet injected in the path",
+        ),
     ],
 )
 def test_bench_errors_name_file_key_and_problem(tmp_path, text, message):
@@ -87,6 +103,14 @@ def test_bench_errors_name_file_key_and_problem(tmp_path, text, message):
     assert str(exc.value).startswith(f"{path}: ") and message in str(exc.value)
     assert "\n" not in str(exc.value)
     assert "hunter2" not in str(exc.value)  # a PSK written where its variable's name belongs is not repeated
+
+
+def test_the_bridge_bench_puts_the_dut_in_the_path():
+    dut = load_bench(DEFAULT_BENCH_FILE.parent / "bridge.yaml").duts[0]
+    assert dut.in_path and dut.peer is not None and dut.peer.ip == "10.77.0.3" and dut.peer.rate_mbit is None
+    profile = load_thresholds(profile_path(dut.thresholds))
+    for case in ("tcp-dut_tx", "tcp-dut_rx"):  # at least 98 % of the theoretical goodput each way
+        assert profile.limits("baseline", case).min_efficiency_pct == 98
 
 
 def test_missing_bench_file(tmp_path):

@@ -11,8 +11,8 @@ pytestmark = pytest.mark.selftest
 
 TCP = {
     "end": {
-        "sum_sent": {"seconds": 1.0, "bytes": 1, "bits_per_second": 95e6, "retransmits": 2},
-        "sum_received": {"seconds": 1.0, "bytes": 1, "bits_per_second": 94e6},
+        "sum_sent": {"seconds": 1.0, "bytes": 10485760, "bits_per_second": 95e6, "retransmits": 2},
+        "sum_received": {"seconds": 1.0, "bytes": 10444424, "bits_per_second": 94e6},
     }
 }
 UDP = {"end": {"sum": {"seconds": 2.0, "bits_per_second": 50e6, "jitter_ms": 0.01, "lost_packets": 3,
@@ -22,6 +22,7 @@ UDP = {"end": {"sum": {"seconds": 2.0, "bits_per_second": 50e6, "jitter_ms": 0.0
 def test_parse_tcp_and_udp():
     t = parse_json(json.dumps(TCP))
     assert t.sender_mbps == 95 and t.receiver_mbps == 94 and t.retransmits == 2
+    assert (t.sent_bytes, t.bytes) == (10485760, 10444424)  # the server stops counting at the test's end
     u = parse_json(json.dumps(UDP))
     assert u.lost_percent == 0.3 and u.packets == 1000 and u.jitter_ms == 0.01
 
@@ -36,6 +37,16 @@ def test_errors_are_bench_errors():
 def test_udp_always_has_a_rate():
     argv = Iperf3ClientArgs(host="h", udp=True).argv()
     assert argv[argv.index("-b") + 1] == "1M" and "-C" not in argv
+
+
+def test_client_length_amount_and_mss():
+    """iperf 3 counts -t in whole seconds (0.5 would be cut to 0: a test without end)."""
+    argv = Iperf3ClientArgs(host="h", duration_s=0.5).argv()
+    assert argv[argv.index("-t") + 1] == "1"
+    assert Iperf3ClientArgs(host="h", duration_s=2.2).argv()[argv.index("-t") + 1] == "3"
+    argv = Iperf3ClientArgs(host="h", amount="10485760", mss=536).argv()
+    assert "-t" not in argv and argv[argv.index("-n") + 1] == "10485760" and argv[argv.index("-M") + 1] == "536"
+    assert "-M" not in Iperf3ClientArgs(host="h", udp=True, mss=536).argv()
 
 
 def test_tcp_client_names_its_congestion_control():

@@ -104,7 +104,9 @@ def test_summary_csv_and_html():
     assert parsed[0]["key"] == "baseline/tcp-dut_tx/mbps" and float(parsed[0]["value"]) == 94.61
     page = to_html(rows, "Run summary <x>", sortable=True)
     assert "Run summary &lt;x&gt;" in page and "<script>" in page
-    assert '<td class="up" data-v="0.648936" title="+0.61 Mbit/s">+0.6 %</td>' in page  # change: better
+    assert '<td data-v="0.648936" title="+0.61 Mbit/s">+0.6 %</td>' in page  # a change within noise: plain
+    rows[0].change, rows[0].change_pct = -3.0, -3.2
+    assert '<td class="down" data-v="-3.2" title="-3.00 Mbit/s">-3.2 %</td>' in to_html(rows, "t", sortable=True)
     assert "<script>" not in to_html(rows, "t", sortable=False)  # the report shows attachments without scripts
 
 

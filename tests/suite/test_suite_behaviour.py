@@ -91,13 +91,16 @@ def test_threshold_above_capacity_fails_as_below_threshold(tmp_path: Path) -> No
     assert records[-1]["verdict"] == "below threshold"
 
 
-def test_killed_dut_fails_one_test_as_dut_fault_and_next_passes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bench", ["bench/virtual.yaml", "bench/bridge.yaml"], ids=["endpoint", "in_path"])
+def test_killed_dut_fails_one_test_as_dut_fault_and_next_passes(tmp_path: Path, bench: str) -> None:
+    """The DUT killed in the middle of a case: that case fails as a DUT fault (an in-path DUT: it
+    stopped forwarding the PC's traffic to the peer), the DUT is re-flashed, the next case passes."""
     # what is checked is recovery (re-flash, then a working test), not speed: limits any working DUT meets
     working = tmp_path / "working.yaml"
     working.write_text("profile: working\nscenarios:\n  baseline:\n    default: {min_mbps: 10}\n")
     proc = run_suite(
         tmp_path, "-k", "tcp-dut_tx or tcp-dut_rx", "--duration", "4", "--inject-dut-kill", "tcp-dut_tx@1.5",
-        "--thresholds", str(working),
+        "--thresholds", str(working), "--bench", bench,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stdout[-2000:]
     results = allure_results(tmp_path)

@@ -28,6 +28,25 @@ bool fw_app_add_module(const struct fw_module *module);
 /** fw_app_add_module for a module that is only commands. */
 bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count);
 
+/**
+ * What a port adds to the device's reports: the role it plays on the network and its own
+ * key=value fields in the identity (boot banner, `version`) and in `stats`. Every member may be
+ * NULL. The field printers print " key=value" pairs (each with a leading space) on one line.
+ */
+struct fw_app_report {
+    const char *role;           /* identity `role=`: NULL means "endpoint" (the DUT ends the traffic) */
+    void (*identity)(void);     /* fields after the common identity fields */
+    void (*stats_text)(void);   /* human-readable lines (each ending "\r\n") before `RESULT stats` */
+    void (*stats_fields)(void); /* fields appended to `RESULT stats` */
+    void (*stats_reset)(void);  /* `stats reset`: zero the port's own counters */
+};
+
+/** Sets the port's report (kept by pointer; NULL: none). Call before fw_app_init. */
+void fw_app_set_report(const struct fw_app_report *report);
+
+/** The port's report, or NULL. */
+const struct fw_app_report *fw_app_report(void);
+
 /** Starts the application once lwIP and the netif are up; prints the boot banner. */
 void fw_app_init(struct netif *netif);
 

@@ -70,6 +70,14 @@
                                      * board pbuf pool, so the stack keeps pbufs of its own (power of two) */
 #define FW_LINK_DELAY_MAX_MS 1000
 
+/* ---- layer-2 bridge (the `bridge` build variant, preset host-bridge) ----------------------------
+ * lwIP's bridgeif over FW_BRIDGE_PORTS port netifs (one per tap or MAC), the management address on
+ * the bridge netif itself; learned addresses in a static table (fw_bridge_fdb.c). */
+#define FW_BRIDGE_PORTS 2           /* ports of the bridge (lwIP's BRIDGEIF_MAX_PORTS) */
+#define FW_BRIDGE_FDB_SIZE 64       /* learned (dynamic) MAC addresses held at once */
+#define FW_BRIDGE_FDB_STATIC 0      /* static FDB entries (bridgeif_fdb_add): none are configured */
+#define FW_BRIDGE_FDB_AGE_S 300     /* a learned address unheard this long is forgotten (802.1D default) */
+
 /* ---- iperf ---------------------------------------------------------------------------------- */
 #define FW_IPERF_DEFAULT_PORT 5001
 #define FW_IPERF_DEFAULT_TIME_S 10     /* client duration when neither -t nor -n is given (iperf 2) */

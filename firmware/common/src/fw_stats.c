@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "fw_app.h"
 #include "fw_out.h"
 #include "lwip/memp.h"
 #include "lwip/stats.h"
@@ -70,6 +71,10 @@ void fw_stats_print(void)
                   (unsigned long)m->used, (unsigned long)m->max, (unsigned long)m->err);
     }
 #endif
+    const struct fw_app_report *port = fw_app_report();
+    if (port != NULL && port->stats_text != NULL) {
+        port->stats_text();
+    }
     fw_printf("RESULT stats");
     for (size_t i = 0; i < nprotos; i++) {
         print_proto_kv(&protos[i]);
@@ -85,11 +90,18 @@ void fw_stats_print(void)
                   pool_names[i], (unsigned long)m->max, pool_names[i], (unsigned long)m->err);
     }
 #endif
+    if (port != NULL && port->stats_fields != NULL) {
+        port->stats_fields();
+    }
     fw_printf("\r\n");
 }
 
 void fw_stats_reset(void)
 {
+    const struct fw_app_report *port = fw_app_report();
+    if (port != NULL && port->stats_reset != NULL) {
+        port->stats_reset();
+    }
     memset(&lwip_stats.link, 0, sizeof lwip_stats.link);
     memset(&lwip_stats.etharp, 0, sizeof lwip_stats.etharp);
     memset(&lwip_stats.ip, 0, sizeof lwip_stats.ip);

@@ -18,7 +18,8 @@
 
 static struct host_console console = {0, 1, -1};
 static char **saved_argv;
-static int tap_fd = -1;
+static int tap_fds[HOST_MAX_TAPS];
+static int tap_fd_count;
 
 void host_platform_init(const struct host_console *c, char **argv)
 {
@@ -26,9 +27,11 @@ void host_platform_init(const struct host_console *c, char **argv)
     saved_argv = argv;
 }
 
-void host_platform_set_tap_fd(int fd)
+void host_platform_add_tap_fd(int fd)
 {
-    tap_fd = fd;
+    if (tap_fd_count < HOST_MAX_TAPS) {
+        tap_fds[tap_fd_count++] = fd;
+    }
 }
 
 uint64_t fw_platform_time_us(void)
@@ -64,8 +67,8 @@ void fw_platform_restart(void)
 {
     char fds[64];
     fflush(NULL);
-    if (tap_fd >= 0) {
-        close(tap_fd);
+    for (int i = 0; i < tap_fd_count; i++) {
+        close(tap_fds[i]);
     }
     /* keep the console open across the re-exec, as a board's USB serial port stays */
     snprintf(fds, sizeof fds, "%d,%d,%d", console.in_fd, console.out_fd, console.pty_slave_fd);

@@ -4,6 +4,10 @@
 
 #include <stdbool.h>
 
+#include "fw_config.h"
+
+#define HOST_MAX_TAPS FW_BRIDGE_PORTS /* the bridge variant's ports; one tap otherwise */
+
 /** Console file descriptors: reads come from in_fd, output goes to out_fd. */
 struct host_console {
     int in_fd;
@@ -14,7 +18,7 @@ struct host_console {
 /** Sets up the console and the program's argv for fw_platform_restart(). */
 void host_platform_init(const struct host_console *console, char **argv);
 
-/** Closes every descriptor that must not survive a restart (the tap). */
-void host_platform_set_tap_fd(int fd);
+/** Registers a tap's descriptor: closed before a restart (at most HOST_MAX_TAPS). */
+void host_platform_add_tap_fd(int fd);
 
 #endif /* HOST_PLATFORM_H */

@@ -17,6 +17,7 @@
 
 #include "core_lock.h"
 #include "fw_app.h"
+#include "fw_config.h"
 #include "fw_parse.h"
 #include "host_platform.h"
 #include "link_delay.h"
@@ -25,11 +26,21 @@
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
 #include "tapif.h"
+#ifdef FW_BRIDGE
+#include "host_bridge.h"
+#endif
 #include "wifi_cmd.h"
 #include "wifi_sim.h"
 
 #define MAX_FRAMES_PER_POLL 256
 #define MAX_SLEEP_US 1000000u
+#define BRIDGE_TAPS_ARG_MAX 128 /* bytes of the --bridge-taps list */
+
+#ifdef FW_BRIDGE
+#define BUILD_HAS_BRIDGE 1
+#else
+#define BUILD_HAS_BRIDGE 0
+#endif
 
 static volatile sig_atomic_t stop_requested;
 
@@ -45,7 +56,11 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: hil-fw-host --tap NAME --ip A.B.C.D [options]\n"
+            "       hil-fw-host --bridge-taps NAME,NAME --ip A.B.C.D [options]   (bridge build)\n"
             "  --tap NAME          tap device to attach to (created if missing and permitted)\n"
+            "  --bridge-taps A,B   the bridge build (preset host-bridge): forward frames between these taps\n"
+            "                      with lwIP's bridgeif; --ip is the bridge's own (management) address;\n"
+            "                      a --tap given as well must be one of them\n"
             "  --ip A.B.C.D        the DUT's IPv4 address\n"
             "  --netmask A.B.C.D   default 255.255.255.0\n"
             "  --gw A.B.C.D        default 0.0.0.0 (none)\n"
@@ -128,6 +143,35 @@ static int open_pty_console(struct host_console *con, const char *link)
     return 0;
 }
 
+/* Splits "A,B" into tap names (copied: argv stays intact for a restart). Returns the count, 0 when
+ * malformed (an empty or repeated name, more than max). */
+static size_t parse_tap_list(const char *arg, struct tapif *taps, size_t max)
+{
+    static char names[BRIDGE_TAPS_ARG_MAX];
+    if (strlen(arg) >= sizeof names) {
+        return 0;
+    }
+    strcpy(names, arg);
+    size_t n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(names, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        if (n == max) {
+            return 0;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(taps[i].ifname, tok) == 0) {
+                return 0;
+            }
+        }
+        taps[n++].ifname = tok;
+    }
+    size_t commas = 0;
+    for (const char *c = arg; *c != '\0'; c++) {
+        commas += *c == ',';
+    }
+    return commas + 1 == n ? n : 0; /* no empty names ("a,,b", ",a") */
+}
+
 /* After fw_platform_restart(): reuse the console the previous image had. */
 static int inherit_console(struct host_console *con)
 {
@@ -148,6 +192,7 @@ int main(int argc, char **argv)
         {"mac", required_argument, NULL, 'm'},    {"console", required_argument, NULL, 'c'},
         {"pty-link", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
         {"wifi-sim-ssid", required_argument, NULL, 'w'}, {"wifi-sim-psk-env", required_argument, NULL, 'p'},
+        {"bridge-taps", required_argument, NULL, 'b'},
         {NULL, 0, NULL, 0},
     };
     const char *tap = NULL;
@@ -159,7 +204,10 @@ int main(int argc, char **argv)
     uint32_t mask = 0xffffff00u;
     uint32_t gw = 0;
     int have_ip = 0;
-    struct tapif_config tapcfg = {NULL, {0x02, 0x00, 0x00, 0x00, 0x00, 0x02}};
+    uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
+    static struct tapif taps[HOST_MAX_TAPS];
+    size_t tap_count = 0;
+    const char *bridge_taps = NULL;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -176,7 +224,7 @@ int main(int argc, char **argv)
             if (!fw_parse_ipv4(optarg, &gw)) return fail("bad --gw %s", optarg);
             break;
         case 'm':
-            if (!parse_mac(optarg, tapcfg.mac)) return fail("bad --mac %s (unicast XX:XX:XX:XX:XX:XX)", optarg);
+            if (!parse_mac(optarg, mac)) return fail("bad --mac %s (unicast XX:XX:XX:XX:XX:XX)", optarg);
             break;
         case 'c':
             if (strcmp(optarg, "pty") != 0 && strcmp(optarg, "stdio") != 0) return fail("bad --console %s (pty or stdio)", optarg);
@@ -185,12 +233,34 @@ int main(int argc, char **argv)
         case 'l': link = optarg; break;
         case 'w': sim_ssid = optarg; break;
         case 'p': sim_psk_env = optarg; break;
+        case 'b': bridge_taps = optarg; break;
         case 'h': usage(stdout); return 0;
         default: return fail("unknown or incomplete option %s", argv[optind - 1]);
         }
     }
     if (optind < argc) return fail("unexpected argument %s", argv[optind]);
-    if (tap == NULL) return fail("%s", "--tap is required");
+    if (bridge_taps != NULL && !BUILD_HAS_BRIDGE) {
+        return fail("%s", "--bridge-taps needs the bridge build (preset host-bridge)");
+    }
+    if (bridge_taps == NULL && BUILD_HAS_BRIDGE) return fail("%s", "this is the bridge build: --bridge-taps is required");
+    if (bridge_taps != NULL) {
+        tap_count = parse_tap_list(bridge_taps, taps, HOST_MAX_TAPS);
+        if (tap_count < 2) {
+            fprintf(stderr, "hil-fw-host: bad --bridge-taps %s (2..%u distinct tap names, comma-separated)\n",
+                    bridge_taps, (unsigned)HOST_MAX_TAPS);
+            return 2;
+        }
+        int listed = tap == NULL;
+        for (size_t i = 0; i < tap_count && !listed; i++) {
+            listed = strcmp(taps[i].ifname, tap) == 0;
+        }
+        if (!listed) return fail("--tap %s is not one of --bridge-taps", tap);
+        if (sim_ssid != NULL) return fail("%s", "--wifi-sim-ssid does not go with --bridge-taps");
+    } else {
+        if (tap == NULL) return fail("%s", "--tap is required");
+        taps[0].ifname = tap;
+        tap_count = 1;
+    }
     if (sim_ssid == NULL && !have_ip) return fail("%s", "--ip is required");
     if (sim_ssid != NULL && have_ip) return fail("%s", "--ip does not go with --wifi-sim-ssid: the address comes from `wifi connect`");
     if (sim_psk_env != NULL && sim_ssid == NULL) return fail("%s", "--wifi-sim-psk-env needs --wifi-sim-ssid");
@@ -206,11 +276,12 @@ int main(int argc, char **argv)
     }
     host_platform_init(&con, argv);
 
-    int tap_fd = tapif_open(tap);
-    if (tap_fd < 0) {
-        return 1;
+    for (size_t i = 0; i < tap_count; i++) {
+        if (tapif_open(&taps[i]) < 0) {
+            return 1;
+        }
+        host_platform_add_tap_fd(taps[i].fd);
     }
-    host_platform_set_tap_fd(tap_fd);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -221,31 +292,53 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     lwip_init();
-    static struct netif netif;
     ip4_addr_t a_ip, a_mask, a_gw;
     set_ip(&a_ip, ip);
     set_ip(&a_mask, mask);
     set_ip(&a_gw, gw);
-    tapcfg.ifname = tap;
-    if (netif_add(&netif, &a_ip, &a_mask, &a_gw, &tapcfg, tapif_init, ethernet_input) == NULL) {
+    /* the stack's netif (the one with the address) and the netif that reads each tap */
+    struct netif *app_netif;
+    struct netif *tap_netifs[HOST_MAX_TAPS];
+#ifdef FW_BRIDGE
+    app_netif = host_bridge_add(taps, tap_count, mac, &a_ip, &a_mask, &a_gw);
+    if (app_netif == NULL) {
+        return 1;
+    }
+    for (size_t i = 0; i < tap_count; i++) {
+        tap_netifs[i] = host_bridge_port(i);
+    }
+#else
+    static struct netif netif;
+    memcpy(taps[0].mac, mac, sizeof mac);
+    if (netif_add(&netif, &a_ip, &a_mask, &a_gw, &taps[0], tapif_init, ethernet_input) == NULL) {
         fprintf(stderr, "hil-fw-host: netif_add failed\n");
         return 1;
     }
     netif_set_default(&netif);
     netif_set_up(&netif);
-    if (!link_delay_install(&netif)) {
+    app_netif = &netif;
+    tap_netifs[0] = &netif;
+#endif
+    if (!link_delay_install(app_netif)) {
         fprintf(stderr, "hil-fw-host: no room for the link delay line (FW_APP_MAX_COMMANDS, FW_APP_MAX_PORT_POLLS)\n");
         return 1;
     }
-    if (sim_ssid != NULL && !wifi_sim_init(&netif, sim_ssid, sim_psk)) {
+    if (sim_ssid != NULL && !wifi_sim_init(app_netif, sim_ssid, sim_psk)) {
         /* names the variable, never the value */
         fprintf(stderr, "hil-fw-host: --wifi-sim-ssid must be 1..32 bytes and %s empty or 8..63 printable characters\n",
                 sim_psk_env != NULL ? sim_psk_env : "the passphrase");
         return 2;
     }
-    fw_app_init(&netif);
+    fw_app_init(app_netif);
 
-    struct pollfd fds[2] = {{tap_fd, POLLIN, 0}, {con.in_fd, POLLIN, 0}};
+    /* the taps first, the console last */
+    struct pollfd fds[HOST_MAX_TAPS + 1];
+    const nfds_t nfds = (nfds_t)tap_count + 1;
+    for (size_t i = 0; i < tap_count; i++) {
+        fds[i] = (struct pollfd){taps[i].fd, POLLIN, 0};
+    }
+    struct pollfd *con_pfd = &fds[tap_count];
+    *con_pfd = (struct pollfd){con.in_fd, POLLIN, 0};
     char buf[512];
     int stdin_closed = 0;
     while (!stop_requested) {
@@ -263,22 +356,24 @@ int main(int argc, char **argv)
             wait_us = air;
         }
         struct timespec ts = {(time_t)(wait_us / 1000000u), (long)(wait_us % 1000000u) * 1000L};
-        int n = ppoll(fds, 2, &ts, NULL);
+        int n = ppoll(fds, nfds, &ts, NULL);
         if (n < 0 && errno != EINTR) {
             fprintf(stderr, "hil-fw-host: poll failed: %s\n", strerror(errno));
             return 1;
         }
-        if (n > 0 && (fds[0].revents & POLLIN)) {
-            tapif_poll(&netif, MAX_FRAMES_PER_POLL);
+        for (size_t i = 0; n > 0 && i < tap_count; i++) {
+            if (fds[i].revents & POLLIN) {
+                tapif_poll(tap_netifs[i], MAX_FRAMES_PER_POLL);
+            }
         }
         /* the application runs under the core lock, as the ESP32 port's app task does */
         host_core_lock();
-        if (n > 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
+        if (n > 0 && (con_pfd->revents & (POLLIN | POLLHUP))) {
             ssize_t r = read(con.in_fd, buf, sizeof buf);
             if (r > 0) {
                 fw_app_console_input(buf, (size_t)r);
             } else if ((r == 0 || (errno != EAGAIN && errno != EINTR)) && con.pty_slave_fd < 0) {
-                fds[1].fd = -1; /* stdin closed: finish the running test, then exit */
+                con_pfd->fd = -1; /* stdin closed: finish the running test, then exit */
                 stdin_closed = 1;
             }
         }

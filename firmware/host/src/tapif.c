@@ -19,11 +19,11 @@
 
 #define FRAME_MAX 1518
 
-static int tap_fd = -1;
-
-int tapif_open(const char *ifname)
+int tapif_open(struct tapif *t)
 {
     struct ifreq ifr;
+    const char *ifname = t->ifname;
+    t->fd = -1;
     if (strlen(ifname) >= IFNAMSIZ) {
         fprintf(stderr, "tap name too long: %s\n", ifname);
         return -1;
@@ -41,51 +41,58 @@ int tapif_open(const char *ifname)
         close(fd);
         return -1;
     }
-    tap_fd = fd;
+    t->fd = fd;
     return fd;
 }
 
 static err_t tapif_output(struct netif *netif, struct pbuf *p)
 {
-    (void)netif;
+    struct tapif *t = (struct tapif *)netif->state;
     uint8_t frame[FRAME_MAX];
     if (p->tot_len > sizeof frame) {
+        t->tx_drop++;
         LINK_STATS_INC(link.lenerr);
         return ERR_BUF;
     }
     u16_t len = pbuf_copy_partial(p, frame, p->tot_len, 0);
-    ssize_t n = write(tap_fd, frame, len);
+    ssize_t n = write(t->fd, frame, len);
     if (n != (ssize_t)len) {
+        t->tx_drop++;
         LINK_STATS_INC(link.drop); /* the kernel queue refused the frame, as a full MAC ring would */
         return ERR_OK;
     }
+    t->tx++;
     LINK_STATS_INC(link.xmit);
     return ERR_OK;
 }
 
 err_t tapif_init(struct netif *netif)
 {
-    const struct tapif_config *cfg = (const struct tapif_config *)netif->state;
-    fw_netif_ethernet_setup(netif, 't', 'p', tapif_output, cfg->mac);
+    const struct tapif *t = (const struct tapif *)netif->state;
+    fw_netif_ethernet_setup(netif, 't', 'p', tapif_output, t->mac);
     return ERR_OK;
 }
 
 int tapif_poll(struct netif *netif, int max_frames)
 {
+    struct tapif *t = (struct tapif *)netif->state;
     uint8_t frame[FRAME_MAX];
     int count = 0;
     while (count < max_frames) {
-        ssize_t n = read(tap_fd, frame, sizeof frame);
+        ssize_t n = read(t->fd, frame, sizeof frame);
         if (n <= 0) {
             break;
         }
         count++;
+        t->rx++;
         if (!netif_is_link_up(netif)) { /* e.g. a Wi-Fi station that has not associated: hears nothing */
+            t->rx_drop++;
             LINK_STATS_INC(link.drop);
             continue;
         }
         struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)n, PBUF_POOL);
         if (p == NULL) {
+            t->rx_drop++;
             LINK_STATS_INC(link.memerr);
             LINK_STATS_INC(link.drop);
             continue;
@@ -97,4 +104,12 @@ int tapif_poll(struct netif *netif, int max_frames)
         }
     }
     return count;
+}
+
+void tapif_reset_counters(struct tapif *t)
+{
+    t->rx = 0;
+    t->tx = 0;
+    t->rx_drop = 0;
+    t->tx_drop = 0;
 }

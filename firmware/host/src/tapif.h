@@ -1,4 +1,4 @@
-/* tapif.h - lwIP netif on a Linux tap device. */
+/* tapif.h - lwIP netif on a Linux tap device, one struct tapif per tap. */
 #ifndef TAPIF_H
 #define TAPIF_H
 
@@ -6,18 +6,28 @@
 
 #include "lwip/netif.h"
 
-struct tapif_config {
+/** One tap: its name and MAC (set before tapif_open), its descriptor and frame counters. */
+struct tapif {
     const char *ifname;
     uint8_t mac[6];
+    int fd;           /* -1 until tapif_open */
+    uint32_t rx;      /* frames read from the tap */
+    uint32_t tx;      /* frames written to the tap */
+    uint32_t rx_drop; /* frames read but dropped: no pbuf, link down */
+    uint32_t tx_drop; /* frames the tap refused (its kernel queue full) or too long */
 };
 
-/** Opens the tap (IFF_TAP | IFF_NO_PI, non-blocking). Returns the fd or -1 with a message on stderr. */
-int tapif_open(const char *ifname);
+/** Opens the tap (IFF_TAP | IFF_NO_PI, non-blocking) into t->fd. Returns the fd or -1 with a
+ *  message on stderr. */
+int tapif_open(struct tapif *t);
 
-/** netif init callback; netif->state must point to the struct tapif_config. */
+/** netif init callback; netif->state must point to the struct tapif. */
 err_t tapif_init(struct netif *netif);
 
 /** Reads up to max_frames waiting frames into the stack. Returns the number read. */
 int tapif_poll(struct netif *netif, int max_frames);
+
+/** Zeroes the frame counters. */
+void tapif_reset_counters(struct tapif *t);
 
 #endif /* TAPIF_H */

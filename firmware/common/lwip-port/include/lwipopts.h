@@ -12,7 +12,13 @@
 #define SYS_LIGHTWEIGHT_PROT 0
 #define LWIP_SOCKET 0
 #define LWIP_NETCONN 0
+#ifdef FW_BRIDGE /* the bridge variant: a bridge netif (bridgeif) and FW_BRIDGE_PORTS port netifs */
+#define LWIP_SINGLE_NETIF 0
+#define LWIP_NUM_NETIF_CLIENT_DATA 1 /* bridgeif's per-port data */
+#define BRIDGEIF_MAX_PORTS FW_BRIDGE_PORTS
+#else
 #define LWIP_SINGLE_NETIF 1
+#endif
 #define LWIP_NETIF_LINK_CALLBACK 0
 #define LWIP_NETIF_STATUS_CALLBACK 0
 

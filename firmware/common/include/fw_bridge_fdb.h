@@ -1,0 +1,30 @@
+/*
+ * fw_bridge_fdb.h - the learning forwarding database of the bridge variant: lwIP's bridgeif FDB
+ * interface (bridgeif_fdb_init, bridgeif_fdb_update_src, bridgeif_fdb_get_dst_ports, declared in
+ * netif/bridgeif.h) on a static table of FW_BRIDGE_FDB_SIZE entries, with the entry count the
+ * `stats` command reports. It replaces lwIP's example FDB (bridgeif_fdb.c), which allocates its
+ * table from the heap, ages it with a timer and cannot be read.
+ *
+ * A source address is learned on the port a frame came in on (or moved there); a destination
+ * found on a port goes to that port only, an unknown one is flooded. An entry not refreshed for
+ * FW_BRIDGE_FDB_AGE_S seconds is forgotten (checked when it is looked up or counted); a full table
+ * replaces the entry heard longest ago. One bridge per program.
+ */
+#ifndef FW_BRIDGE_FDB_H
+#define FW_BRIDGE_FDB_H
+
+#include <stdint.h>
+
+/** Learned addresses that have not aged out. */
+unsigned fw_bridge_fdb_count(void);
+
+/** Addresses learned since start (a new address, or one that moved to another port). */
+uint32_t fw_bridge_fdb_learned(void);
+
+/** Zeroes fw_bridge_fdb_learned (`stats reset`). */
+void fw_bridge_fdb_reset_counters(void);
+
+/** Forgets every learned address. */
+void fw_bridge_fdb_flush(void);
+
+#endif /* FW_BRIDGE_FDB_H */
