@@ -43,8 +43,22 @@ def parse_json(text: str) -> Iperf3Result:
         raise BenchError(f"iperf3 printed no JSON: {text.strip()[:200] or 'no output'}") from None
     if "error" in data:
         raise BenchError(f"iperf3: {data['error']}")
+    return _result(data.get("end", {}), data.get("start", {}).get("test_start", {}).get("protocol") == "UDP")
+
+
+def parse_bidir_json(text: str) -> tuple[Iperf3Result, Iperf3Result]:
+    """A --bidir client's JSON: (client -> server, server -> client), each with its receiver's view."""
+    parse_json(text)  # the same errors as a one-way test
+    data = json.loads(text)
     end = data.get("end", {})
     udp = data.get("start", {}).get("test_start", {}).get("protocol") == "UDP"
+    reverse = {k.removesuffix("_bidir_reverse"): v for k, v in end.items() if k.endswith("_bidir_reverse")}
+    if not reverse:
+        raise BenchError("iperf3 JSON has no reverse direction (not a --bidir test)")
+    return _result(end, udp), _result(reverse, udp)
+
+
+def _result(end: dict, udp: bool) -> Iperf3Result:  # type: ignore[type-arg]
     if not udp and "sum_received" in end:  # TCP
         sent, recv = end["sum_sent"], end["sum_received"]
         return Iperf3Result(

@@ -19,6 +19,8 @@ from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.console.embedded_console import EmbeddedConsole
 from hil.errors import BenchError, DutError
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
+from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, parse_bidir_json
+from hil.tools.iperf3 import run_client as run_iperf3_client
 from hil.traffic.endpoints import (
     HOST_UDP_RCVBUF,
     DutConsoleEndpoint,
@@ -230,3 +232,34 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
             r.loss_pct = dut_loss_pct(r)
             r.generator_limited = _limited(r.sender_mbps, r.spec)
     return BidirResult(out_tx, out_rx)
+
+
+def run_bidir_hosts(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float | None, pc: PcSide,
+                    far: HostEndpoint, length: int | None = None) -> BidirResult:  # fmt: skip
+    """Both directions at once between the PC and a peer host (an in-path DUT forwards them): one
+    iperf 3 --bidir test, the PC the client; `dut_rx` is PC -> peer (downlink), `dut_tx` peer -> PC
+    (uplink), each with its receiver's numbers."""
+    rx = TrafficSpec(proto, "dut_rx", duration_s, length=length, rate_mbps=rate_mbps, port=5002)
+    tx = TrafficSpec(proto, "dut_tx", duration_s, length=length, rate_mbps=rate_mbps, port=5002)
+    timeout = duration_s * 2 + 30
+    far.workdir.mkdir(parents=True, exist_ok=True)
+    log = far.workdir / f"iperf3-server-bidir-{proto}.json"
+    args = Iperf3ClientArgs(host=far.ip, port=rx.port, udp=proto == "udp", duration_s=duration_s, length=length,
+                            bandwidth=f"{rate_mbps:g}M" if rate_mbps else None, bidir=True,
+                            congestion=pc.tcp_congestion)  # fmt: skip
+    with Iperf3Server(far.netns_prefix, rx.port, log) as server:
+        _, text = run_iperf3_client(pc.netns_prefix, args, timeout)
+        server_text = server.output()
+    down, up = parse_bidir_json(text)
+    raw = {"pc iperf3 --bidir client JSON": text, f"{far.label} iperf3 server JSON": server_text}
+    out = []
+    for spec, r in ((rx, down), (tx, up)):
+        res = TrafficResult(
+            spec, receiver_mbps=r.receiver_mbps, sender_mbps=r.sender_mbps, raw=raw if spec is rx else {}
+        )  # fmt: skip  (one test: its output once)
+        if proto == "udp":
+            res.lost, res.datagrams, res.jitter_ms = r.lost_packets, r.packets, r.jitter_ms
+            res.loss_pct = dut_loss_pct(res)
+            res.generator_limited = _limited(res.sender_mbps, spec)
+        out.append(res)
+    return BidirResult(dut_tx=out[1], dut_rx=out[0])

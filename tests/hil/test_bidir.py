@@ -14,9 +14,10 @@ from hil.scenarios.sweep import attach_text, check
 from hil.session import HilContext
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps, udp_goodput_mbps
-from hil.traffic.roles import BidirResult, run_bidir
+from hil.traffic.endpoints import HostEndpoint
+from hil.traffic.roles import BidirResult, run_bidir, run_bidir_hosts
 
-pytestmark = [pytest.mark.hil, pytest.mark.bidir, pytest.mark.dut_endpoint]
+pytestmark = [pytest.mark.hil, pytest.mark.bidir]
 
 UDP_LEN = 1470
 
@@ -34,7 +35,11 @@ def test_bidirectional(hil: HilContext, proto: str) -> None:
     runs: list[BidirResult] = []
     for i in range(1, hil.repeat + 1):
         with allure.step(f"run {i}: {proto} both directions for {hil.duration_s:g} s"):
-            r = run_bidir(proto, hil.duration_s, rate, hil.pc_side, hil.dut_side, UDP_LEN if proto == "udp" else None)  # type: ignore[arg-type]
+            length = UDP_LEN if proto == "udp" else None
+            if isinstance(hil.far_end, HostEndpoint):  # a DUT in the path: PC <-> peer, iperf 3 --bidir
+                r = run_bidir_hosts(proto, hil.duration_s, rate, hil.pc_side, hil.far_end, length)  # type: ignore[arg-type]
+            else:
+                r = run_bidir(proto, hil.duration_s, rate, hil.pc_side, hil.dut_side, length)  # type: ignore[arg-type]
             for d in (r.dut_tx, r.dut_rx):
                 for name, text in d.raw.items():
                     attach_text(f"run {i} {d.spec.direction}: {name}", text)
