@@ -83,8 +83,17 @@ class DutSession:
         elif self.adapter.current_config != config and not any_config:
             self.flash(config)
 
-    def bring_up(self, console: EmbeddedConsole, recorder: Recorder) -> FinalLine:
-        """flashed -> booted -> associated -> ready; returns what the DUT says it is."""
+    def bring_up(self, console: EmbeddedConsole | None, recorder: Recorder) -> FinalLine:
+        """flashed -> booted -> associated -> ready; returns what the DUT says it is (a DUT without
+        a console: what its kind says; its health is the traffic's, checked by the caller)."""
+        known = self.adapter.identity()
+        if console is None or known is not None:
+            if known is None:
+                raise BenchError(f"DUT {self.config.name}: no console and no identity from its kind")
+            meter = self.adapter.cpu_meter()
+            recorder.set_dut_cpu(meter.window if meter is not None else None)
+            self.identity, self.state = known, DutState.READY
+            return known
         boot_timeout = self.config.console.boot_timeout_s
         identity = console.identify(boot_timeout)
         self.state = DutState.BOOTED
@@ -108,9 +117,8 @@ class DutSession:
 
 @dataclass
 class HilContext:
-    console: EmbeddedConsole
+    dut_console: EmbeddedConsole | None  # None: a DUT without a console (a black box)
     dut: DutSession
-    dut_side: DutSide
     pc_side: PcSide
     thresholds: ThresholdProfile
     recorder: Recorder
@@ -122,6 +130,21 @@ class HilContext:
     # where the PC's traffic ends: the DUT's console endpoint, or the peer host of an in-path DUT
     far_end: Endpoint
     generator: Generator | None = None  # the traffic generator PC <-> far end (None: the first both speak)
+    embedded_dut: object = None  # pytest-embedded's `dut` on the console port (its log is evidence)
+
+    @property
+    def console(self) -> EmbeddedConsole:
+        """The DUT's console; a case that needs it on a DUT without one is a bench error naming it."""
+        if self.dut_console is None:
+            raise BenchError(
+                f"DUT {self.dut.config.name} has no console (kind {self.dut.config.kind}): this case needs one"
+            )
+        return self.dut_console
+
+    @property
+    def dut_side(self) -> DutSide:
+        """The DUT as the PC's traffic partner through its console (a DUT that terminates traffic)."""
+        return DutSide(self.console, self.dut.config.network.dut_ip)
 
     def flash_config(self, config: str) -> FinalLine:
         """Flashes another build configuration of the firmware and returns its identity."""
@@ -185,13 +208,17 @@ def environment(
     cfg = session.config
     cfg_link = cfg.link
     shaped = link.pc_shaping is not None if isinstance(link, InPathTopology) else link.shaping
+    # a DUT with the project's firmware says its stack and address; a black box says neither
+    stack = {
+        "Stack": f"TCP_MSS {f.get('tcp_mss')}, TCP_WND {f.get('tcp_wnd')}, TCP_SND_BUF {f.get('tcp_snd_buf')}, "
+        f"PBUF_POOL_SIZE {f.get('pbuf_pool_size')}, MEM_SIZE {f.get('mem_size')}",
+        "DUT_address": f"{f.get('ip')} / {f.get('mac')}",
+    }
     return {
         "Topology": _topology(cfg, link),
         "DUT": f"{cfg.name} (kind {cfg.kind}, flasher {cfg.flasher_name})",
         "Firmware": f"{f.get('name')} {f.get('version')} target {f.get('target')} variant {f.get('variant')}",
-        "Stack": f"TCP_MSS {f.get('tcp_mss')}, TCP_WND {f.get('tcp_wnd')}, TCP_SND_BUF {f.get('tcp_snd_buf')}, "
-        f"PBUF_POOL_SIZE {f.get('pbuf_pool_size')}, MEM_SIZE {f.get('mem_size')}",
-        "DUT_address": f"{f.get('ip')} / {f.get('mac')}",
+        **(stack if "tcp_mss" in f else {}),
         "Link": (f"tbf {cfg_link.rate_mbit:g} Mbit/s overhead 24" if cfg_link.shaping and shaped else "unshaped")
         + (f", {cfg_link.loss_pct:g} % injected loss" if cfg_link.loss_pct else "")
         + ("" if cfg.local else f", real {cfg_link.rate_mbit:g} Mbit/s link"),

@@ -210,6 +210,8 @@ class DutBase(Strict):
     SKIP_AUTOFLASH: ClassVar[bool | None] = None  # pytest-embedded must not flash (the adapter does)
     PER_CONFIG_MATRIX: ClassVar[bool] = False  # the matrix runs once per build configuration
     IN_PATH: ClassVar[bool] = False  # the kind can sit in the path between the PC and a peer (role in_path)
+    IN_PATH_MODE: ClassVar[str] = "firmware"  # in the path: "firmware" (a program bridging two taps) | "black_box"
+    HAS_CONSOLE: ClassVar[bool] = True  # a console the suite drives (identity, stats, iperf, ping)
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
     kind: str

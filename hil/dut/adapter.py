@@ -19,6 +19,7 @@ from hil.config.sections import DutBase
 if TYPE_CHECKING:
     from hil.bench.cpu_share import CpuShareMeter
     from hil.console.embedded_console import EmbeddedConsole
+    from hil.console.protocol import FinalLine
 
 # the PC's side of the bench: the virtual link (the DUT at its end, or in the path to a peer namespace)
 # or a real NIC
@@ -55,6 +56,10 @@ class DutAdapter(Protocol):
     def exit_code(self) -> int | None: ...
     def process_log(self) -> str: ...
     def stop(self) -> None: ...
+    def identity(self) -> FinalLine | None:
+        """What a DUT without a console is (its kind says it); None: its console says it."""
+        ...
+
     def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
         """Joins the DUT's network when it has to (a Wi-Fi station); None when there is nothing to join."""
         ...

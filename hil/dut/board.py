@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hil.console.embedded_console import EmbeddedConsole
+from hil.console.protocol import FinalLine
 from hil.dut.adapter import LinkFacts
 
 
@@ -32,6 +33,10 @@ class RealBoard:
 
     def stop(self) -> None:
         """Nothing the session owns on the board side."""
+
+    def identity(self) -> FinalLine | None:
+        """The console says what the DUT is."""
+        return None
 
     def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
         """A wired board has nothing to join."""

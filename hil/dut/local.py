@@ -18,6 +18,7 @@ from hil.bench.in_path import InPathTopology
 from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
 from hil.console.embedded_console import EmbeddedConsole
+from hil.console.protocol import FinalLine
 from hil.dut.adapter import BenchLink, LinkFacts
 from hil.dut.images import ImageSource
 from hil.errors import BenchError
@@ -130,6 +131,10 @@ class LocalDut(ABC):
         if self._program is not None:
             self._program.stop()
             self._program = None
+
+    def identity(self) -> FinalLine | None:
+        """The console says what the DUT is."""
+        return None
 
     def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
         """A wired DUT on the virtual link has nothing to join."""

@@ -89,11 +89,25 @@ _SS_MSS = re.compile(r"\bmss:(\d+)")
 _SS_RCVMSS = re.compile(r"\brcvmss:(\d+)")
 
 
+_SS_BYTES_SENT = re.compile(r"\bbytes_sent:(\d+)")
+_SS_BYTES_RECEIVED = re.compile(r"\bbytes_received:(\d+)")
+
+
 def parse_ss_mss(text: str, pc_sends: bool) -> int | None:
     """MSS from `ss -tin`: the PC's send MSS when it sends, its estimate of the received
-    segments' size (rcvmss) when it receives."""
-    m = (_SS_MSS if pc_sends else _SS_RCVMSS).search(text)
-    return int(m.group(1)) if m else None
+    segments' size (rcvmss) when it receives; of the connection that carried the most data in
+    that direction (iperf 3 also holds a control connection on the test's port)."""
+    mss_re, bytes_re = (_SS_MSS, _SS_BYTES_SENT) if pc_sends else (_SS_RCVMSS, _SS_BYTES_RECEIVED)
+    best: tuple[int, int] | None = None  # (bytes, mss)
+    for info in text.split("\n"):
+        m = mss_re.search(info)
+        if m is None:
+            continue
+        b = bytes_re.search(info)
+        entry = (int(b.group(1)) if b else 0, int(m.group(1)))
+        if best is None or entry[0] > best[0]:
+            best = entry
+    return best[1] if best else None
 
 
 class _MssProbe:

@@ -40,7 +40,7 @@ ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n 
         ("duts:\n" + GOOD_DUT + "    network: {dut_mac: '03:00:00:00:00:01'}\n", "not a unicast MAC address"),
         (
             "duts:\n  - name: d\n    kind: toaster\n    thresholds: x\n",
-            "duts[0].kind: unknown kind 'toaster' (one of 'virtual', 'qemu', 'same70', 'esp32')",
+            "duts[0].kind: unknown kind 'toaster' (one of 'virtual', 'qemu', 'same70', 'esp32', 'black_box')",
         ),
         ("duts:\n  - name: d\n    kind: esp32\n    link: {shaping: false}\n    thresholds: x\n", "needs console.port"),
         (ESP + "    thresholds: x\n", "kind 'esp32' needs wifi: the access point's ssid and psk_env"),
@@ -94,6 +94,18 @@ ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n 
             "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {}\n    link: {loss_pct: 1}\n",
             "link.loss_pct is not yet injected in the path",
         ),
+        (
+            "duts:\n  - name: d\n    kind: black_box\n    peer: {}\n    thresholds: x\n",
+            "a black_box DUT needs `setup` (a command) and/or `program`",
+        ),
+        (
+            "duts:\n  - name: d\n    kind: black_box\n    setup: 'true'\n    thresholds: x\n",
+            "role in_path needs a `peer:` section",
+        ),
+        (
+            "duts:\n  - name: d\n    kind: black_box\n    role: endpoint\n    setup: 'true'\n    thresholds: x\n",
+            "duts[0].role: Input should be 'in_path'",
+        ),
     ],
 )
 def test_bench_errors_name_file_key_and_problem(tmp_path, text, message):
@@ -111,6 +123,13 @@ def test_the_bridge_bench_puts_the_dut_in_the_path():
     profile = load_thresholds(profile_path(dut.thresholds))
     for case in ("tcp-dut_tx", "tcp-dut_rx"):  # at least 98 % of the theoretical goodput each way
         assert profile.limits("baseline", case).min_efficiency_pct == 98
+
+
+def test_the_black_box_bench_has_no_console_and_forwards_between_its_ports():
+    dut = load_bench(DEFAULT_BENCH_FILE.parent / "black-box.yaml").duts[0]
+    assert dut.kind == "black_box" and not dut.HAS_CONSOLE and dut.in_path and dut.IN_PATH_MODE == "black_box"
+    assert '"$1"' in (dut.setup or "") and '"$2"' in (dut.setup or "")
+    load_thresholds(profile_path(dut.thresholds))
 
 
 def test_missing_bench_file(tmp_path):

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from hil.errors import BenchError
-from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, parse_json, run_client
+from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, parse_bidir_json, parse_json, run_client
+from hil.traffic.roles import parse_ss_mss
 
 pytestmark = pytest.mark.selftest
 
@@ -25,6 +26,20 @@ def test_parse_tcp_and_udp():
     assert (t.sent_bytes, t.bytes) == (10485760, 10444424)  # the server stops counting at the test's end
     u = parse_json(json.dumps(UDP))
     assert u.lost_percent == 0.3 and u.packets == 1000 and u.jitter_ms == 0.01
+
+
+def test_parse_bidir_gives_each_direction_its_receiver():
+    def direction(mbps: float, lost: int) -> dict:
+        return {"seconds": 2.0, "bits_per_second": mbps * 1e6, "lost_packets": lost, "packets": 1000, "jitter_ms": 0.1}
+
+    end = {"sum_sent": direction(90, 0), "sum_received": direction(89, 14), "sum": direction(89, 14),
+           "sum_sent_bidir_reverse": direction(80, 0), "sum_received_bidir_reverse": direction(79, 3),
+           "sum_bidir_reverse": direction(79, 3)}  # fmt: skip
+    data = {"start": {"test_start": {"protocol": "UDP"}}, "end": end}
+    down, up = parse_bidir_json(json.dumps(data))
+    assert (down.receiver_mbps, down.lost_packets) == (89, 14) and (up.receiver_mbps, up.lost_packets) == (79, 3)
+    with pytest.raises(BenchError, match="not a --bidir test"):
+        parse_bidir_json(json.dumps({"end": {"sum": direction(1, 0)}, "start": {"test_start": {"protocol": "UDP"}}}))
 
 
 def test_errors_are_bench_errors():
@@ -62,3 +77,16 @@ def test_real_run_on_loopback(tmp_path):
         proc = srv.process
     assert result.receiver_mbps > 10 and '"end"' in raw
     assert proc is not None and proc.poll() is not None  # the server is gone
+
+
+def test_observed_mss_is_the_data_connections_not_the_control_connections():
+    ss = (
+        "State Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "ESTAB 0 0 10.77.0.1:40000 10.77.0.3:5001\n"
+        "\t cubic mss:1448 rcvmss:536 bytes_sent:180 bytes_acked:181 bytes_received:4\n"
+        "ESTAB 0 0 10.77.0.1:40002 10.77.0.3:5001\n"
+        "\t cubic mss:536 rcvmss:536 bytes_sent:10485760 bytes_acked:10400000 bytes_received:0\n"
+    )
+    assert parse_ss_mss(ss, pc_sends=True) == 536
+    assert parse_ss_mss(ss.replace("bytes_received:0", "bytes_received:9000000"), pc_sends=False) == 536
+    assert parse_ss_mss("no connection", pc_sends=True) is None

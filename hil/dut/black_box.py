@@ -1,0 +1,136 @@
+"""DUT kind `black_box`: a device the suite knows nothing of but that it forwards between its two
+ports: no console, no firmware of the project. On the virtual bench it is whatever the bench
+file names, run in the DUT namespace with the two port names as `$1` (PC side) and `$2` (peer
+side): a `setup` command run once (e.g. a Linux bridge of the kernel) and/or a `program` that
+forwards while it runs (a user's own emulator or simulator). Its health is judged from the
+traffic alone: the PC pings the peer through it before every case; a program that exited is a
+DUT fault, and the next case starts it again ("flashing" a black box starts its program)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from hil.bench.in_path import InPathTopology
+from hil.bench.proc import start_logged, stop_process
+from hil.config.sections import DutBase
+from hil.console.embedded_console import EmbeddedConsole
+from hil.console.protocol import FinalLine
+from hil.dut.adapter import BenchLink, DutKind, LinkFacts
+from hil.dut.local import virtual_topology
+from hil.errors import BenchError, DutError
+
+
+class BlackBoxConfig(DutBase):
+    """`kind: black_box`: forwards between the PC and the peer; `setup` and/or `program` are shell
+    commands run in the DUT namespace with `$1`/`$2` the PC-side and peer-side ports."""
+
+    FLASHERS: ClassVar[tuple[str, ...]] = ("command",)
+    LOCAL: ClassVar[bool] = True
+    IN_PATH: ClassVar[bool] = True
+    IN_PATH_MODE: ClassVar[str] = "black_box"  # the bare ports: nothing of the suite's between them
+    HAS_CONSOLE: ClassVar[bool] = False
+
+    kind: Literal["black_box"]
+    role: Literal["in_path"] = "in_path"
+    setup: str | None = None  # run once when the bench is up; must exit 0
+    program: str | None = None  # runs while the DUT is up; its exit is a DUT fault
+    setup_timeout_s: float = Field(default=30.0, gt=0, le=600)
+
+    @model_validator(mode="after")
+    def _something_forwards(self) -> BlackBoxConfig:
+        if not (self.setup or self.program):
+            raise ValueError("a black_box DUT needs `setup` (a command) and/or `program` (what forwards)")
+        return self
+
+
+class BlackBoxDut:
+    cfg: BlackBoxConfig
+    window_ladder: tuple[tuple[str, int], ...] = ()
+    mss_configs: tuple[tuple[str, int], ...] = ()
+    embedded_build_dir = None
+    default_config = "black_box"
+
+    def __init__(self, cfg: BlackBoxConfig, topology: InPathTopology, workdir: Path) -> None:
+        self.cfg = cfg
+        self.topology = topology
+        self.workdir = workdir
+        self.flash_count = 0
+        self.current_config: str | None = None
+        self._set_up = False
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def console_port(self) -> str:
+        raise BenchError(f"DUT {self.cfg.name} is a black box: it has no console")
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def flash(self, config: str | None = None) -> None:
+        """Runs `setup` once, then (re)starts `program`."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        if self.cfg.setup and not self._set_up:
+            self.topology.run_in_dut(self.cfg.setup, self.cfg.setup_timeout_s)
+            self._set_up = True
+        self.stop_program()
+        if self.cfg.program:
+            argv = [*self.topology.exec_prefix(self.topology.dut_ns), "sh", "-c", self.cfg.program, "sh",
+                    *self.topology.ports]  # fmt: skip
+            self._proc = start_logged(argv, self.workdir / "black-box.log", "black-box DUT program")
+        self.current_config = config or self.default_config
+        self.flash_count += 1
+
+    def alive(self) -> bool:
+        if self.cfg.program:
+            return self._proc is not None and self._proc.poll() is None
+        return self._set_up
+
+    def exit_code(self) -> int | None:
+        return self._proc.poll() if self._proc is not None else None
+
+    def process_log(self) -> str:
+        path = self.workdir / "black-box.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def identity(self) -> FinalLine:
+        """What the report says the DUT is: the commands that make it, by their hash and text."""
+        text = f"{self.cfg.setup or ''}\n{self.cfg.program or ''}"
+        digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+        what = "; ".join(f"{k}: {v}" for k, v in (("setup", self.cfg.setup), ("program", self.cfg.program)) if v)
+        return FinalLine("BOOT", "identity", {"name": "black box", "version": digest, "target": what,
+                                              "variant": "black_box", "role": "in_path"})  # fmt: skip
+
+    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
+        return None
+
+    def cpu_meter(self) -> None:
+        """A black box's forwarding is not a thread of the suite's to account for."""
+        return None
+
+    def environment(self) -> dict[str, str]:
+        return {"Black_box": self.identity().fields["target"]}
+
+    def stop_program(self) -> None:
+        if self._proc is not None:
+            stop_process(self._proc)
+            self._proc = None
+
+    def stop(self) -> None:
+        self.stop_program()
+
+
+def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> BlackBoxDut:
+    assert isinstance(cfg, BlackBoxConfig)
+    topology = virtual_topology(link, cfg)
+    if not isinstance(topology, InPathTopology):
+        raise DutError(f"DUT {cfg.name}: a black box sits in the path (role in_path)")
+    return BlackBoxDut(cfg, topology, workdir)
+
+
+KIND = DutKind("black_box", BlackBoxConfig, _make)
