@@ -234,7 +234,7 @@ def _topology(cfg: DutBase, link: BenchLink) -> str:
     """Where the DUT sits: at the end of the PC's link, or in the path between the PC and a peer."""
     if cfg.peer is None:
         return "PC <-> DUT (the DUT terminates the traffic)"
-    where = f"namespace {link.peer_ns}" if isinstance(link, InPathTopology) else f"netns {cfg.peer.netns or 'root'}"
+    where = f"namespace {link.peer_ns}" if isinstance(link, InPathTopology) else "a host of the bench"
     peer_link = f"tbf {cfg.peer.rate_mbit:g} Mbit/s" if cfg.peer.rate_mbit else "unshaped"
     peer = f"peer {cfg.peer.ip} ({where}, link {peer_link})"
     return f"PC {cfg.network.pc_ip} <-> DUT (in the path, forwarding) <-> {peer}"

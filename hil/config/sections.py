@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hil.config.errors import ConfigError
 from hil.paths import PROJECT_ROOT
@@ -34,21 +34,23 @@ class LinkConfig(Strict):
     loss_pct: Annotated[float, Field(ge=0, lt=100)] = 0.0
 
 
+def _ipv4(v: str) -> str:
+    try:
+        ipaddress.IPv4Address(v)
+    except ValueError:
+        raise ValueError(f"not an IPv4 address: {v!r}") from None
+    return v
+
+
+IPv4 = Annotated[str, AfterValidator(_ipv4)]  # an IPv4 address, as text
+
+
 class NetworkConfig(Strict):
-    pc_ip: str = "10.77.0.1"
+    pc_ip: IPv4 = "10.77.0.1"
     pc_netns: str | None = None  # real boards: the namespace holding the PC's bench NIC (None: the root one)
-    dut_ip: str = "10.77.0.2"
+    dut_ip: IPv4 = "10.77.0.2"
     prefix_len: Annotated[int, Field(ge=8, le=30)] = 24
     dut_mac: str = "02:00:00:00:00:02"
-
-    @field_validator("pc_ip", "dut_ip")
-    @classmethod
-    def _ipv4(cls, v: str) -> str:
-        try:
-            ipaddress.IPv4Address(v)
-        except ValueError:
-            raise ValueError(f"not an IPv4 address: {v!r}") from None
-        return v
 
     @field_validator("dut_mac")
     @classmethod
@@ -181,23 +183,13 @@ class SecretRef(Strict):
 
 class PeerConfig(Strict):
     """The host on the far side of an in-path DUT (the thesis's Hub): traffic runs between the PC
-    and it, through the DUT. On the virtual bench it is a network namespace the bench creates;
-    on a real bench the namespace holding the PC's second NIC (`netns`), cabled to the DUT's other
-    port. `rate_mbit` shapes the DUT<->peer side of the virtual bench (None: unshaped, as the
-    thesis's USB side, faster than its Ethernet side)."""
+    and it, through the DUT. On the virtual bench it is a network namespace the bench creates
+    (a real bench's second NIC or a host over SSH: not yet). `rate_mbit` shapes the DUT<->peer
+    side of the virtual bench (None: unshaped, as the thesis's USB side, faster than its
+    Ethernet side)."""
 
-    ip: str = "10.77.0.3"
-    netns: str | None = None  # real bench: the namespace of the second NIC (None: the bench's own)
+    ip: IPv4 = "10.77.0.3"
     rate_mbit: Annotated[float, Field(gt=0, le=100_000)] | None = None
-
-    @field_validator("ip")
-    @classmethod
-    def _ipv4(cls, v: str) -> str:
-        try:
-            ipaddress.IPv4Address(v)
-        except ValueError:
-            raise ValueError(f"not an IPv4 address: {v!r}") from None
-        return v
 
 
 class DutBase(Strict):

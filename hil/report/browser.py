@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import ctypes
 import json
 import os
 import shutil
@@ -25,6 +26,22 @@ from websockets.sync.client import ClientConnection, connect
 from hil.errors import BenchError
 
 START_TIMEOUT_S = 30.0
+_PR_SET_PDEATHSIG = 1
+PROFILE_PREFIX = "hil-chromium-"  # + the pid of the check that made it
+
+
+def _remove_stale_profiles() -> None:
+    """Profile directories of checks that were killed before they could remove theirs."""
+    for path in Path(tempfile.gettempdir()).glob(f"{PROFILE_PREFIX}*"):
+        pid = path.name.removeprefix(PROFILE_PREFIX).split("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _die_with_parent() -> None:
+    """In the browser's process before it runs: killed when the process that started it ends,
+    however it ends (SIGKILL included), so no browser outlives a check."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 @dataclass
@@ -52,7 +69,8 @@ class Browser:
         self._next_id = 0
 
     def __enter__(self) -> Self:
-        self._profile = tempfile.mkdtemp(prefix="hil-chromium-")
+        _remove_stale_profiles()
+        self._profile = tempfile.mkdtemp(prefix=f"{PROFILE_PREFIX}{os.getpid()}-")
         args = [
             self.executable or "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
             "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
@@ -62,8 +80,9 @@ class Browser:
             "--remote-debugging-port=0", "--remote-allow-origins=*", "about:blank",
         ]  # fmt: skip
         self._proc = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-        )
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )  # fmt: skip
         try:
             self._ws = connect(self._browser_endpoint(), max_size=64 * 1024 * 1024, open_timeout=10)
             target = self._call("Target.createTarget", {"url": "about:blank"})["targetId"]

@@ -13,6 +13,7 @@ import argparse
 import http.server
 import json
 import re
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -187,7 +188,12 @@ class ReportCheck:
         return self.problems
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # unwinds: the server stops, the browser and its profile go
+
+
 def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGTERM, _terminate)
     ap = argparse.ArgumentParser(prog="python -m hil.report.check", description=__doc__.split("\n\n")[0])
     ap.add_argument("results", type=Path, help="results directory holding report/ (e.g. results)")
     ap.add_argument("--screenshots", type=Path, default=None, help="where the PNGs go (default: RESULTS/report-check)")

@@ -16,7 +16,7 @@ from hil.results.recorder import CaseRecord, metric_unit
 PRIMARY_METRIC = {"Mbit/s": "mbps", "ms": "median_ms", "% lost": "loss_pct"}
 METRIC_NAMES = {
     "mbps": "median goodput",
-    "median_ms": "median latency",
+    "median_ms": "median",
     "latency_ms": "latency (p99 or average)",
     "efficiency_pct": "efficiency (of theory)",
     "loss_pct": "loss",

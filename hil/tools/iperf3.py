@@ -99,6 +99,7 @@ class Iperf3ClientArgs:
     congestion: str | None = DEFAULT_TCP_CONGESTION  # TCP congestion control (-C); None: the host's default
     amount: str | None = None  # bytes to send (-n, e.g. "100M") instead of a duration
     mss: int | None = None  # TCP maximum segment size (-M)
+    interval_s: float | None = None  # report every interval (-i; iperf 3 takes tenths of a second)
 
     def argv(self) -> list[str]:
         # iperf 3 counts -t in whole seconds (a fraction is cut to 0: no end), so a shorter test runs 1 s
@@ -119,6 +120,8 @@ class Iperf3ClientArgs:
             args += ["-w", self.window]
         if self.mss and not self.udp:
             args += ["-M", str(self.mss)]
+        if self.interval_s:
+            args += ["-i", f"{self.interval_s:g}"]
         return args
 
 
