@@ -1,8 +1,10 @@
-"""Traffic in the terms of today's topology, PC <-> DUT: a scenario says what should flow ("the
+"""Traffic in the terms of the matrix, PC <-> far end: a scenario says what should flow ("the
 DUT transmits UDP at 90 Mbit/s for 10 s with 1470-byte datagrams") and run_traffic sends it
-between the two endpoints (hil.traffic.endpoints: the PC a host endpoint, the DUT its console
-endpoint), returning both sides' numbers, the receiver's goodput first, with what the PC side
-adds (the connection's observed MSS, its own socket's UDP drops).
+between the PC (a host endpoint) and the far end (hil.traffic.endpoints: the DUT's console
+endpoint, or the peer host of a DUT in the path, where `dut_tx` is the uplink peer -> PC and
+`dut_rx` the downlink), returning both sides' numbers, the receiver's goodput first, with what
+the PC side adds (the connection's observed MSS, its own socket's UDP drops). Both directions at
+once: run_bidir (PC <-> DUT console) and run_bidir_hosts (iperf 3 --bidir, PC <-> peer).
 """
 
 from __future__ import annotations
