@@ -20,6 +20,11 @@ BRING_UP_TITLES = {
     "start_host_dut": "host DUT firmware started",
 }
 SUMMARY_FEATURE = "Run summary"
+HIL_EPIC = "HIL matrix"  # the epic of every measured case: "HIL matrix, DUT <name>"
+
+
+def hil_epic(dut_name: str | None) -> str:
+    return f"{HIL_EPIC}, DUT {dut_name}" if dut_name else HIL_EPIC
 
 
 def _shown(entry: dict[str, object], side: str, keep: set[str]) -> bool:

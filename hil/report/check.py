@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hil.errors import BenchError
-from hil.report.allure_results import SUMMARY_FEATURE
+from hil.report.allure_results import HIL_EPIC, SUMMARY_FEATURE
 from hil.report.browser import Browser
 
 # a case's title must carry a number and a criterion ("median 94.61 Mbit/s ...; median 94.61 >= 93.00")
@@ -77,7 +77,7 @@ def title_problems(cases: list[CaseEntry]) -> list[str]:
     failed or broken one both or its error message."""
     out = []
     for c in cases:
-        if not c.epic.startswith("HIL matrix"):
+        if not c.epic.startswith(HIL_EPIC):
             continue
         shows = bool(HAS_NUMBER.search(c.name.split(":", 1)[-1]) and HAS_CRITERION.search(c.name))
         if c.status == "passed" and not shows:
@@ -94,7 +94,7 @@ def pick_pages(cases: list[CaseEntry]) -> list[tuple[str, CaseEntry]]:
     families: dict[str, CaseEntry] = {}
     for c in cases:
         better = c.feature not in families or (c.has_chart and not families[c.feature].has_chart)
-        if c.epic.startswith("HIL matrix") and better:
+        if c.epic.startswith(HIL_EPIC) and better:
             families[c.feature] = c
     return summary + list(families.items())
 
