@@ -23,10 +23,12 @@ from pathlib import Path
 import allure
 
 from hil.bench.in_path import InPathTopology
+from hil.bench.peer_host import PeerHost
 from hil.config.sections import DutBase
 from hil.config.thresholds import ThresholdProfile
 from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
+from hil.directions import direction_name
 from hil.dut.adapter import BenchLink, DutAdapter
 from hil.errors import BenchError, DutError
 from hil.results.recorder import Recorder
@@ -142,6 +144,16 @@ class HilContext:
         return self.dut_console
 
     @property
+    def in_path(self) -> bool:
+        """The DUT forwards traffic between the PC and a peer host."""
+        return self.dut.config.in_path
+
+    def direction(self, direction: str) -> str:
+        """A traffic direction (`dut_tx`, `dut_rx`) as case ids name it: `uplink` / `downlink`
+        for a DUT in the path (hil.directions)."""
+        return direction_name(direction, self.in_path)
+
+    @property
     def dut_side(self) -> DutSide:
         """The DUT as the PC's traffic partner through its console (a DUT that terminates traffic)."""
         return DutSide(self.console, self.dut.config.network.dut_ip)
@@ -200,8 +212,9 @@ def _host_congestion_control() -> str:
 
 
 def environment(
-    session: DutSession, identity: FinalLine, link: BenchLink, tcp_congestion: str | None
-) -> dict[str, str]:
+    session: DutSession, identity: FinalLine, link: BenchLink, tcp_congestion: str | None,
+    peer: PeerHost | None = None,
+) -> dict[str, str]:  # fmt: skip
     """What the report's environment panel says of the run: DUT, firmware, stack, link, the
     kind's own facts, the PC's tools."""
     f = identity.fields
@@ -216,6 +229,7 @@ def environment(
     }
     return {
         "Topology": _topology(cfg, link),
+        **({"Peer": peer.describe()} if peer is not None else {}),
         "DUT": f"{cfg.name} (kind {cfg.kind}, flasher {cfg.flasher_name})",
         "Firmware": f"{f.get('name')} {f.get('version')} target {f.get('target')} variant {f.get('variant')}",
         **(stack if "tcp_mss" in f else {}),

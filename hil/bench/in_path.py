@@ -16,6 +16,10 @@ bridge build with ``--bridge-taps tap0,tap1``). In ``black_box`` mode nothing el
 command run with :meth:`InPathTopology.run_in_dut` gets ``p0 p1`` as ``$1 $2`` (e.g. it puts them
 in a Linux bridge of its own).
 
+With a management link (``management=(pc_address, peer_address)``, a /30) the PC also reaches
+the peer beside the DUT, as a bench PC reaches a remote Hub over the lab network: the SSH
+session that drives a peer "over SSH" uses it, never the measured path.
+
 The PC-side link is shaped with tbf in both directions (on the PC's interface and on p0), the
 peer side optionally with its own rate (on the peer's interface and on p1). Deleting the
 namespaces removes every link, bridge, tap and qdisc; processes left in them are killed first.
@@ -52,6 +56,8 @@ TAP_PC = "tap0"  # firmware mode: the firmware's PC-side tap, bridged with p0 by
 TAP_PEER = "tap1"  # firmware mode: the firmware's peer-side tap, bridged with p1 by the kernel
 BRIDGE_PC = "br-p0"  # firmware mode: kernel bridge p0 <-> tap0
 BRIDGE_PEER = "br-p1"  # firmware mode: kernel bridge p1 <-> tap1
+MGMT_PC_IF = "mgmt-pc"  # management link (SSH to the peer): the PC's end
+MGMT_PEER_IF = "mgmt-peer"  # ... and the peer's
 # Instance numbers of this module's topologies: far above netns.VirtualTopology's counter, so the
 # two never pick the same namespace name in one process.
 _NUMBER_BASE = 900_000
@@ -103,6 +109,7 @@ class InPathTopology:
     mode: ``firmware`` (kernel bridges p0-tap0 and p1-tap1 for a program bridging the taps) or
     ``black_box`` (p0 and p1 only). pc_shaping: tbf on both ends of the PC-side link (None:
     unshaped). peer_shaping: tbf on both ends of the peer-side link (None, the default: unshaped).
+    management: (PC end, peer end) addresses of a /30 management link beside the DUT (None: none).
     pc_ns, dut_ns, peer_ns: namespace names (default: ``hil-<pid>-<n>-...``).
     """
 
@@ -110,6 +117,7 @@ class InPathTopology:
     config: InPathConfig = field(default_factory=InPathConfig)
     pc_shaping: TbfShaping | None = field(default_factory=TbfShaping)
     peer_shaping: TbfShaping | None = None
+    management: tuple[str, str] | None = None
     pc_ns: str = ""
     dut_ns: str = ""
     peer_ns: str = ""
@@ -200,6 +208,14 @@ class InPathTopology:
                     ["ip", "-n", dut, "link", "set", bridge, "up"],
                 ]
         steps += [["ip", "-n", dut, "link", "set", port, "up"] for port in self.ports]
+        if self.management is not None:
+            steps.append(["ip", "link", "add", MGMT_PC_IF, "netns", pc, "type", "veth", "peer", "name", MGMT_PEER_IF,
+                          "netns", peer])  # fmt: skip
+            for ns, dev, ip in ((pc, MGMT_PC_IF, self.management[0]), (peer, MGMT_PEER_IF, self.management[1])):
+                steps += [
+                    ["ip", "-n", ns, "addr", "add", f"{ip}/30", "dev", dev],
+                    ["ip", "-n", ns, "link", "set", dev, "up"],
+                ]
         try:
             for step in steps:
                 _run(step)
@@ -261,6 +277,10 @@ class InPathTopology:
             detail = (proc.stderr or proc.stdout).strip()
             raise BenchError(f"command in the DUT namespace failed ({proc.returncode}): {command}: {detail}")
         return proc
+
+    def loss_counter(self) -> int | None:
+        """Frames dropped by injected loss: none is injected in the path (yet)."""
+        return None
 
     def exec_prefix(self, ns: str) -> list[str]:
         """The argv prefix that runs a program in namespace `ns`."""

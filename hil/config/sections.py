@@ -181,15 +181,64 @@ class SecretRef(Strict):
             raise ConfigError(f"secret {self.name!r} needs the environment variable {self.env}") from None
 
 
+_HOSTNAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$")
+
+
+def management_pair(peer_address: str) -> tuple[str, str]:
+    """The virtual bench's management link to an SSH peer: (PC end, peer end) of the /30 that
+    holds the peer's address; ValueError when the address is not a host of its /30."""
+    net = ipaddress.IPv4Network(f"{peer_address}/30", strict=False)
+    hosts = [str(h) for h in net.hosts()]
+    if peer_address not in hosts:
+        raise ValueError(f"peer.ssh.host {peer_address} is the network or broadcast address of {net}")
+    return next(h for h in hosts if h != peer_address), peer_address
+
+
+class SshConfig(Strict):
+    """How the suite reaches a peer host over SSH (the thesis's Hub): it runs iperf 3, ping and
+    the stream peer there. Host keys are always checked. On the virtual bench the peer's
+    namespace runs an sshd of its own (Debian openssh-server) with a host key and a client key the
+    bench makes for the run and deletes after it; `host` is then the peer's address on a
+    management link PC <-> peer beside the DUT (a /30 of its own), and identity_file and
+    known_hosts are the bench's."""
+
+    host: Annotated[str, Field(min_length=1, max_length=253)]
+    user: Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_.-]{0,31}$")] = "root"
+    port: Annotated[int, Field(ge=1, le=65535)] = 22
+    identity_file: Path | None = None  # None: ssh's own keys (agent, ~/.ssh/id_*)
+    known_hosts: Path | None = None  # None: ~/.ssh/known_hosts
+    python: Annotated[str, Field(pattern=r"^[A-Za-z0-9_./-]+$")] = "python3"  # the host's Python (stream peer)
+    connect_timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, v: str) -> str:
+        try:
+            ipaddress.IPv4Address(v)
+        except ValueError:
+            if not _HOSTNAME.match(v):
+                raise ValueError(f"not a host name or IPv4 address: {v!r}") from None
+        return v
+
+
 class PeerConfig(Strict):
     """The host on the far side of an in-path DUT (the thesis's Hub): traffic runs between the PC
-    and it, through the DUT. On the virtual bench it is a network namespace the bench creates
-    (a real bench's second NIC or a host over SSH: not yet). `rate_mbit` shapes the DUT<->peer
-    side of the virtual bench (None: unshaped, as the thesis's USB side, faster than its
-    Ethernet side)."""
+    and it, through the DUT, to its address `ip`. On the virtual bench it is a network namespace
+    the bench creates, driven directly or, with `ssh:`, over SSH as a remote host would be. On a
+    real bench it is a second NIC of the PC in the namespace `netns` (the engineer's: the suite
+    creates none there), or a remote host over `ssh:`. `rate_mbit` shapes the DUT<->peer side of
+    the virtual bench (None: unshaped, as the thesis's USB side, faster than its Ethernet side)."""
 
     ip: IPv4 = "10.77.0.3"
     rate_mbit: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    ssh: SshConfig | None = None
+    netns: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] | None = None
+
+    @model_validator(mode="after")
+    def _one_way_to_reach_it(self) -> PeerConfig:
+        if self.ssh is not None and self.netns is not None:
+            raise ValueError("give the peer either `netns` (a second NIC of the PC) or `ssh` (a remote host), not both")
+        return self
 
 
 class DutBase(Strict):
@@ -231,7 +280,10 @@ class DutBase(Strict):
         if self.LOCAL and self.console.port != "pty":
             raise ValueError(f"kind {self.kind!r} has its console on the bench's pty: console.port must be 'pty'")
         if self.role == "in_path" and not self.IN_PATH:
-            raise ValueError(f"kind {self.kind!r} cannot be put in the path yet (role in_path: kind virtual)")
+            raise ValueError(
+                f"kind {self.kind!r} cannot be put in the path "
+                "(role in_path: kinds virtual, black_box, cabled_black_box)"
+            )
         if self.role == "in_path" and self.link.loss_pct:
             raise ValueError("link.loss_pct is not yet injected in the path: set it 0 for role in_path")
         if self.role == "in_path" and self.peer is None:
@@ -244,8 +296,21 @@ class DutBase(Strict):
                 raise ValueError(f"peer.ip {self.peer.ip} is not in the PC's subnet {net} (the DUT bridges them)")
             if self.peer.ip in (self.network.pc_ip, self.network.dut_ip):
                 raise ValueError(f"peer.ip {self.peer.ip} is already the PC's or the DUT's address")
+            if self.peer.ssh is not None and self.LOCAL:
+                self._virtual_ssh_peer(self.peer.ssh, net)
+            if self.LOCAL and self.peer.netns is not None:
+                raise ValueError(
+                    "peer.netns is for a real bench's second NIC: the virtual bench makes the peer's namespace"
+                )
+            if not self.LOCAL and self.peer.netns is None and self.peer.ssh is None:
+                raise ValueError(
+                    "a real bench's peer needs peer.netns (the namespace holding the PC's second NIC) "
+                    "or peer.ssh (a remote host)"
+                )
+            if not self.LOCAL and self.peer.rate_mbit is not None:
+                raise ValueError("peer.rate_mbit shapes the virtual bench's peer link: a real link is not shaped")
         if not self.LOCAL:
-            if self.console.port == "pty":
+            if self.console.port == "pty" and self.HAS_CONSOLE:
                 raise ValueError(
                     f"kind {self.kind!r} needs console.port: the board's serial device (e.g. /dev/ttyACM0)"
                 )
@@ -254,6 +319,28 @@ class DutBase(Strict):
                     f"kind {self.kind!r} is a real board on a real link: set link.shaping false, loss_pct 0"
                 )
         return self
+
+    @staticmethod
+    def _virtual_ssh_peer(ssh: SshConfig, data_net: ipaddress.IPv4Network) -> None:
+        """The virtual bench's SSH peer: reached on a management link of its own, with the bench's keys."""
+        if ssh.identity_file is not None or ssh.known_hosts is not None:
+            raise ValueError(
+                "peer.ssh on the virtual bench: the bench makes the run's own client and host keys; "
+                "drop identity_file and known_hosts (they are for a real peer host)"
+            )
+        try:
+            address = ipaddress.IPv4Address(ssh.host)
+        except ValueError:
+            raise ValueError(
+                f"peer.ssh.host {ssh.host!r} on the virtual bench: give the IPv4 address the peer takes on "
+                "its management link (e.g. 169.254.77.2)"
+            ) from None
+        if address in data_net:
+            raise ValueError(
+                f"peer.ssh.host {ssh.host} is in the traffic's subnet {data_net}: the management link "
+                "beside the DUT needs a subnet of its own (e.g. 169.254.77.2)"
+            )
+        management_pair(ssh.host)
 
     @property
     def flasher_name(self) -> str:

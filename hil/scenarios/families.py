@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from hil.checks import BenchFault
+from hil.directions import direction_name, direction_says
 from hil.results.recorder import CaseRecord
 from hil.scenarios.profiles import Profile
 from hil.theory import tcp_goodput_mbps, udp_goodput_mbps
@@ -35,11 +36,7 @@ UDP_OFFER_OF_THEORY = 0.90  # UDP sweeps offer 90 % of the theoretical goodput o
 @dataclass(frozen=True)
 class Group:
     proto: Proto
-    direction: Direction
-
-    @property
-    def label(self) -> str:
-        return f"{self.proto.upper()} {self.direction}"
+    direction: Direction  # the traffic's role (the DUT's view); SweepPoint.direction names it
 
 
 @dataclass(frozen=True)
@@ -93,16 +90,27 @@ class SweepPoint:
     group: Group
     value: object | None  # None for a family without an axis
     last_of_group: bool  # the group's chart and table are attached to its last point
+    in_path: bool = False  # the DUT forwards: directions are named uplink / downlink (hil.directions)
 
     @property
     def scenario(self) -> str:
         return self.family.scenario(self.group)
 
     @property
+    def direction(self) -> str:
+        """The group's direction as the case ids name it."""
+        return direction_name(self.group.direction, self.in_path)
+
+    @property
+    def label(self) -> str:
+        """The group as titles and charts name it, e.g. `TCP uplink (peer -> PC)`."""
+        return f"{self.group.proto.upper()} {self.direction} ({direction_says(self.group.direction, self.in_path)})"
+
+    @property
     def case(self) -> str:
         if self.family.axis is None:
-            return f"{self.group.proto}-{self.group.direction}"
-        return f"{self.group.direction}-{self.family.axis.case(self.value)}"
+            return f"{self.group.proto}-{self.direction}"
+        return f"{self.direction}-{self.family.axis.case(self.value)}"
 
     @property
     def id(self) -> str:
@@ -114,7 +122,7 @@ class SweepPoint:
     @property
     def group_prefix(self) -> str:
         """The case ids of the point's group start with this."""
-        return self.case if self.family.axis is None else f"{self.group.direction}-"
+        return self.case if self.family.axis is None else f"{self.direction}-"
 
 
 def int_list(option: str, lo: int, hi: int) -> Callable[[str], tuple[object, ...]]:
@@ -363,11 +371,12 @@ def axis_points(axis: Axis, profile: Profile) -> tuple[object, ...]:
     return profile.sweeps.get(axis.field) or axis.points[profile.name]
 
 
-def sweep_points(profile: Profile, families: Iterable[Family] = FAMILIES) -> list[SweepPoint]:
-    """Every point of every family under a profile, in run order (group by group)."""
+def sweep_points(profile: Profile, families: Iterable[Family] = FAMILIES, in_path: bool = False) -> list[SweepPoint]:
+    """Every point of every family under a profile, in run order (group by group); `in_path`:
+    the DUT forwards (directions named uplink / downlink)."""
     out: list[SweepPoint] = []
     for fam in families:
         for g in fam.groups:
             values = (None,) if fam.axis is None else axis_points(fam.axis, profile)
-            out += [SweepPoint(fam, g, v, i == len(values) - 1) for i, v in enumerate(values)]
+            out += [SweepPoint(fam, g, v, i == len(values) - 1, in_path) for i, v in enumerate(values)]
     return out

@@ -22,6 +22,10 @@ class Profile:
     # the DUT window ladder: the DUT's received frames held this long by its firmware's delay line,
     # so every step is window-limited (16 x 1460 B per 20 ms = 9.3 Mbit/s) on any machine
     window_dut_delay_ms: int = 20
+    # both directions at once through a DUT in the path (iperf 3 --bidir, the thesis's): besides
+    # the timed TCP and UDP cases, TCP by data size (-n) and by write length (-l)
+    bidir_amounts: tuple[str, ...] = ()
+    bidir_lengths: tuple[int, ...] = ()
     # a sweep family's points given on the command line (axis field -> points), e.g. lengths: (64,)
     sweeps: dict[str, tuple[object, ...]] = field(default_factory=dict)
 
@@ -48,6 +52,8 @@ FULL = Profile(
     flood_s=60.0,  # thesis: ping -f -w 60
     flood_lengths=(64, 100, 500, 1448),
     stream_duration_s=None,
+    bidir_amounts=("100M", "500M"),  # thesis: --bidir -n 100 MB / 500 MB
+    bidir_lengths=(64, 100, 500, 1448),  # thesis: --bidir -l
 )
 
 PROFILES = {p.name: p for p in (QUICK, FULL)}

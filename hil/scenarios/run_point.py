@@ -24,7 +24,7 @@ def run_point(hil: HilContext, point: SweepPoint) -> CaseRecord:
     limits = hil.thresholds.limits(point.scenario, point.case)  # no threshold: an error before any traffic
     traffic = fam.traffic(group, point.value, PointEnv(hil.link_mbit, hil.duration_s))
     allure.dynamic.feature(fam.name)
-    allure.dynamic.story(f"{point.scenario} {group.label}")
+    allure.dynamic.story(f"{point.scenario} {point.label}")
     allure.dynamic.title(f"{fam.name}, {point.id}")
     for name, value in traffic.params.items():
         allure.dynamic.parameter(name, value)
@@ -61,7 +61,7 @@ def _attach_group(hil: HilContext, point: SweepPoint) -> None:
     records = group_records(hil, point)
     if axis is None or not records:
         return
-    name = f"{point.scenario} {point.group.direction}"
+    name = f"{point.scenario} {point.direction}"
     attach_text(f"{name}: the group's points", (fam.table or (lambda rs: table(rs, axis.label)))(records))
     xs = [float(r.extra["x"]) for r in records]  # type: ignore[arg-type]
     # the limits from the profile: rec.threshold is filled by check(), after this
@@ -71,9 +71,9 @@ def _attach_group(hil: HilContext, point: SweepPoint) -> None:
     attach_png(
         f"{name}: goodput vs {axis.label}",
         sweep_chart(
-            f"{fam.name}, {point.group.label}: goodput vs {axis.label}",
+            f"{fam.name}, {point.label}: goodput vs {axis.label}",
             axis.label,
-            {point.group.direction: [(x, r.median) for x, r in zip(xs, records, strict=True)]},
+            {point.direction: [(x, r.median) for x, r in zip(xs, records, strict=True)]},
             theory=[(x, r.theory) for x, r in zip(xs, records, strict=True) if r.theory],
             logx=axis.logx,
             threshold=limit_line(bounds, "min", "mbps"),

@@ -35,12 +35,27 @@ class Iperf3Result:
     sent_bytes: int | None = None  # written by the sender (for TCP: all of it delivered when the test ends cleanly)
 
 
+def json_document(text: str) -> dict:  # type: ignore[type-arg]
+    """iperf 3's JSON document in its output. A program run on a host over SSH has its stderr
+    joined to its stdout (a terminal): iperf 3's warnings ("UDP block size ... exceeds TCP MSS")
+    then come before the document, which starts at the first line that is `{`."""
+    try:
+        return json.loads(text)  # type: ignore[no-any-return]
+    except json.JSONDecodeError:
+        pass
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == "{"), None)
+    if start is not None:
+        try:
+            return json.loads("\n".join(lines[start:]))  # type: ignore[no-any-return]
+        except json.JSONDecodeError:
+            pass
+    raise BenchError(f"iperf3 printed no JSON: {text.strip()[:200] or 'no output'}")
+
+
 def parse_json(text: str) -> Iperf3Result:
     """Parses iperf3 -J output of a client; an iperf3 `error` becomes a BenchError naming it."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        raise BenchError(f"iperf3 printed no JSON: {text.strip()[:200] or 'no output'}") from None
+    data = json_document(text)
     if "error" in data:
         raise BenchError(f"iperf3: {data['error']}")
     return _result(data.get("end", {}), data.get("start", {}).get("test_start", {}).get("protocol") == "UDP")
@@ -49,7 +64,7 @@ def parse_json(text: str) -> Iperf3Result:
 def parse_bidir_json(text: str) -> tuple[Iperf3Result, Iperf3Result]:
     """A --bidir client's JSON: (client -> server, server -> client), each with its receiver's view."""
     parse_json(text)  # the same errors as a one-way test
-    data = json.loads(text)
+    data = json_document(text)
     end = data.get("end", {})
     udp = data.get("start", {}).get("test_start", {}).get("protocol") == "UDP"
     reverse = {k.removesuffix("_bidir_reverse"): v for k, v in end.items() if k.endswith("_bidir_reverse")}

@@ -9,8 +9,8 @@ first; it never asks what sits behind an endpoint, only which traffic generators
 
 from __future__ import annotations
 
-import json
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -23,7 +23,7 @@ from hil.console.embedded_console import EmbeddedConsole
 from hil.errors import BenchError, DutError
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server
 from hil.tools.iperf2 import run_client as run_iperf2_client
-from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, parse_json
+from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, json_document, parse_json
 from hil.tools.iperf3 import run_client as run_iperf3_client
 
 Generator = Literal["iperf2", "iperf3"]
@@ -184,21 +184,23 @@ class _Iperf3HostReceiving:
         out = ReceiverReport(result.receiver_mbps, duration_s=result.duration_s, jitter_ms=result.jitter_ms,
                              lost=result.lost_packets, datagrams=result.packets, bytes=result.bytes)  # fmt: skip
         out.raw[f"{self.host.label} iperf3 server JSON"] = text
-        out.details = iperf3_details(json.loads(text))
+        out.details = iperf3_details(json_document(text))
         return out
 
 
 class HostEndpoint:
-    """A host of the bench in a network namespace (or the local host: an empty prefix)."""
+    """A host of the bench: in a network namespace (or the local host: an empty prefix), or a
+    remote host reached over SSH (hil.bench.ssh_host: its prefix runs the program there)."""
 
     generators: tuple[Generator, ...] = ("iperf2", "iperf3")
 
     def __init__(
         self, name: str, netns_prefix: list[str], ip: str, workdir: Path,
-        tcp_congestion: str | None = DEFAULT_TCP_CONGESTION,
+        tcp_congestion: str | None = DEFAULT_TCP_CONGESTION, python: str = sys.executable,
     ) -> None:  # fmt: skip
         self.name = name
-        self.netns_prefix = netns_prefix
+        self.netns_prefix = netns_prefix  # runs a program on the host: a namespace's, or an SSH session's
+        self.python = python  # the host's Python (its stream peer runs on it)
         self.ip = ip
         self.workdir = workdir
         self.tcp_congestion = tcp_congestion
@@ -234,7 +236,7 @@ class HostEndpoint:
                 result.receiver_mbps, duration_s=result.duration_s, jitter_ms=result.jitter_ms,
                 lost=result.lost_packets, datagrams=result.packets, bytes=result.bytes,
             )  # fmt: skip
-            details = iperf3_details(json.loads(text))
+            details = iperf3_details(json_document(text))
             raw = {f"{self.label} iperf3 client JSON": text}
             return SenderReport(result.sender_mbps, result.sent_bytes, raw, details, receiver)
         args = Iperf2ClientArgs(

@@ -250,19 +250,22 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
     return BidirResult(out_tx, out_rx)
 
 
-def run_bidir_hosts(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float | None, pc: PcSide,
-                    far: HostEndpoint, length: int | None = None) -> BidirResult:  # fmt: skip
+def run_bidir_hosts(
+    proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float | None, pc: PcSide, far: HostEndpoint,
+    length: int | None = None, amount: str | None = None,
+) -> BidirResult:  # fmt: skip
     """Both directions at once between the PC and a peer host (an in-path DUT forwards them): one
     iperf 3 --bidir test, the PC the client; `dut_rx` is PC -> peer (downlink), `dut_tx` peer -> PC
-    (uplink), each with its receiver's numbers."""
-    rx = TrafficSpec(proto, "dut_rx", duration_s, length=length, rate_mbps=rate_mbps, port=5002)
-    tx = TrafficSpec(proto, "dut_tx", duration_s, length=length, rate_mbps=rate_mbps, port=5002)
+    (uplink), each with its receiver's numbers. `amount`: iperf 3's -n instead of a duration (the
+    test ends when that many bytes are sent; `duration_s` is then its expected length)."""
+    rx = TrafficSpec(proto, "dut_rx", duration_s, length=length, rate_mbps=rate_mbps, port=5002, amount=amount)
+    tx = TrafficSpec(proto, "dut_tx", duration_s, length=length, rate_mbps=rate_mbps, port=5002, amount=amount)
     timeout = duration_s * 2 + 30
     far.workdir.mkdir(parents=True, exist_ok=True)
     log = far.workdir / f"iperf3-server-bidir-{proto}.json"
     args = Iperf3ClientArgs(host=far.ip, port=rx.port, udp=proto == "udp", duration_s=duration_s, length=length,
                             bandwidth=f"{rate_mbps:g}M" if rate_mbps else None, bidir=True,
-                            congestion=pc.tcp_congestion)  # fmt: skip
+                            congestion=pc.tcp_congestion, amount=amount)  # fmt: skip
     with Iperf3Server(far.netns_prefix, rx.port, log) as server:
         _, text = run_iperf3_client(pc.netns_prefix, args, timeout)
         server_text = server.output()

@@ -1,34 +1,37 @@
-"""Bursty multi-stream UDP (the thesis's Network Stream Service): stream profiles as data
-files, the packet format and receiver accounting (mirroring firmware/common/src/stream_wire.c),
-and the PC-side peer that sends and receives precisely paced bursts.
+"""Bursty multi-stream UDP (the thesis's Network Stream Service): stream profiles as data files
+(scenarios/streams/), and a host's stream peer (hil.traffic.stream_peer) started on that host,
+locally in a namespace or remotely over SSH, through the host's argv prefix.
 
-Run the peer inside the PC namespace:  python -m hil.traffic.streams  (JSON config on stdin;
-it prints "ready", waits for "go", runs, prints one JSON line with the results).
+A profile's `direction` is the DUT's view: `dut_tx` streams flow towards the PC (from the DUT's
+console, or from the peer host through a DUT in the path), `dut_rx` streams from the PC.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import selectors
-import socket
-import struct
-import sys
-import time
-from dataclasses import dataclass, field
-from typing import Annotated, Literal
+import queue
+import signal
+import subprocess
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hil.config.errors import load_model
+from hil.errors import BenchError
 from hil.paths import PROJECT_ROOT
+from hil.traffic import stream_peer
+from hil.traffic.stream_peer import BASE_PORT, GO, HEADER, READY, STARTED
 
 STREAMS_DIR = PROJECT_ROOT / "scenarios" / "streams"
-MAGIC = 0x48494C53
-HEADER = struct.Struct("!IHHIIQ")  # magic, id, index in burst, burst, seq, send time (us)
-BASE_PORT = 6000
-BEHIND_FLOOR_US = 200  # a packet later than its gap (and than this) left its burst compressed
-MAX_COMPRESSED_LISTED = 100_000  # compressed bursts reported by number (a 300 s stream has 3,000 at 100 ms)
+# what a host runs: the peer's own source, given to that host's Python with -c (a remote host
+# needs nothing of the suite installed, and nothing is left on it)
+PEER_SOURCE = Path(stream_peer.__file__).read_text()
+START_TIMEOUT_S = 15.0  # a remote host's Python starting over SSH on a busy bench
 
 
 class StreamSpec(BaseModel):
@@ -72,179 +75,98 @@ def load_profile(name: str) -> StreamProfile:
     return load_model(STREAMS_DIR / f"{name}.yaml", StreamProfile, "a stream profile (name, duration_s, streams)")
 
 
-def encode(stream_id: int, index: int, burst: int, seq: int, sent_us: int, size: int) -> bytes:
-    return HEADER.pack(MAGIC, stream_id, index, burst, seq, sent_us).ljust(size, b"\0")
+class StreamPeerRun:
+    """A host's stream peer for one test: started with its configuration on enter (it has bound
+    its receivers when enter returns), `go()` starts its streams, `result()` waits for its report;
+    always ended on exit (its process group killed, which also ends an SSH session's remote side).
 
+    prefix: the argv prefix that runs a program on the host; python: that host's Python."""
 
-@dataclass
-class StreamRx:
-    """Receiver accounting of one stream (same rules as the firmware's stream_rx_account)."""
+    def __init__(self, name: str, prefix: list[str], python: str, config: dict) -> None:  # type: ignore[type-arg]
+        self.name = name
+        self.argv = [*prefix, python, "-c", PEER_SOURCE]
+        self.config = config
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._seen: list[str] = []
 
-    spec: StreamSpec
-    started: bool = False
-    t0: float = 0.0
-    next_seq: int = 0
-    received: int = 0
-    outoforder: int = 0
-    late: int = 0
-    cur_burst: int = 0
-    cur_count: int = 0
-    losses: dict[int, int] = field(default_factory=dict)  # burst -> packets lost
+    def __enter__(self) -> Self:
+        try:
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
+        except FileNotFoundError as exc:
+            raise BenchError(f"{self.name} stream peer: program not found: {exc.filename}") from None
+        threading.Thread(target=self._read, daemon=True).start()
+        try:
+            self._expect(STARTED, START_TIMEOUT_S)
+            self._write(json.dumps(self.config))
+            self._expect(READY, START_TIMEOUT_S)
+        except BaseException:
+            self._end()
+            raise
+        return self
 
-    def account(self, burst: int, seq: int, now: float) -> None:
-        period = self.spec.period_ms / 1000.0
-        if not self.started:
-            self.started = True
-            self.t0 = now - burst * period
-            self.cur_burst = burst
-            for b in range(burst):
-                self.losses[b] = self.spec.burst
-        self.received += 1
-        if seq + 1 > self.next_seq:
-            self.next_seq = seq + 1
-        else:
-            self.outoforder += 1
-        if now > self.t0 + burst * period + self.spec.threshold_ms / 1000.0:
-            self.late += 1
-        if burst == self.cur_burst:
-            self.cur_count += 1
-        elif burst > self.cur_burst:
-            if self.cur_count < self.spec.burst:
-                self.losses[self.cur_burst] = self.spec.burst - self.cur_count
-            for b in range(self.cur_burst + 1, burst):
-                self.losses[b] = self.spec.burst
-            self.cur_burst, self.cur_count = burst, 1
+    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self._end()
 
-    def close(self) -> None:
-        if self.started and self.cur_count < self.spec.burst:
-            self.losses[self.cur_burst] = self.spec.burst - self.cur_count
+    def go(self) -> None:
+        self._write(GO)
 
+    def result(self, timeout_s: float) -> dict:  # type: ignore[type-arg]
+        """The peer's JSON report (its last line); a BenchError naming what it printed otherwise."""
+        line = self._next(timeout_s)
+        while line is not None and not line.startswith("{"):
+            line = self._next(timeout_s)
+        if line is None:
+            raise BenchError(f"{self.name} stream peer printed no result ({self._said()})")
+        try:
+            out = json.loads(line)
+        except ValueError:
+            raise BenchError(f"{self.name} stream peer printed no result ({self._said()})") from None
+        if "error" in out:
+            raise BenchError(f"{self.name} stream peer: {out['error']}")
+        return out  # type: ignore[no-any-return]
 
-@dataclass
-class _Sender:
-    spec: StreamSpec
-    sock: socket.socket
-    start: float
-    stop: float
-    burst: int = 0
-    index: int = 0
-    seq: int = 0
-    sent: int = 0
-    errors: int = 0
-    done: bool = False
-    behind: int = 0  # packets sent more than one gap after their time: the burst went out compressed
-    max_behind_us: int = 0
-    compressed: set[int] = field(default_factory=set)  # the bursts that went out compressed
+    def _read(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        for line in self._proc.stdout:
+            self._lines.put(line.rstrip("\r\n"))
+        self._lines.put(None)
 
-    def next_time(self) -> float:
-        return self.start + self.burst * self.spec.period_ms / 1000.0 + self.index * self.spec.gap_us / 1e6
+    def _next(self, timeout_s: float) -> str | None:
+        try:
+            line = self._lines.get(timeout=timeout_s)
+        except queue.Empty:
+            raise BenchError(f"{self.name} stream peer said nothing for {timeout_s:g} s ({self._said()})") from None
+        if line is not None:
+            self._seen.append(line)
+        return line
 
-    def send_due(self, now: float) -> None:
-        while not self.done and now >= self.next_time():
-            if self.index == 0 and self.next_time() >= self.stop:
-                self.done = True
-                return
-            late_us = int((now - self.next_time()) * 1e6)
-            if late_us > max(self.spec.gap_us, BEHIND_FLOOR_US) and self.index > 0:
-                self.behind += 1
-                if len(self.compressed) < MAX_COMPRESSED_LISTED:
-                    self.compressed.add(self.burst)
-            self.max_behind_us = max(self.max_behind_us, late_us)
-            pkt = encode(self.spec.id, self.index, self.burst, self.seq, int(now * 1e6), self.spec.size)
-            try:
-                self.sock.send(pkt)
-                self.sent += 1
-            except OSError:
-                self.errors += 1
-            self.seq += 1
-            self.index += 1
-            if self.index == self.spec.burst:
-                self.index, self.burst = 0, self.burst + 1
+    def _expect(self, word: str, timeout_s: float) -> None:
+        while (line := self._next(timeout_s)) != word:
+            if line is None:
+                raise BenchError(f"{self.name} stream peer ended before `{word}` ({self._said()})")
 
+    def _write(self, line: str) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise BenchError(f"{self.name} stream peer is gone ({self._said()})") from None
 
-PEER_NICE = -10  # ~90 % of a core against a nice-0 process; still below any real-time thread
+    def _said(self) -> str:
+        return " | ".join(self._seen[-3:])[-300:] or "no output"
 
-
-def raise_priority() -> str:
-    """The peer at nice PEER_NICE when the bench may: descheduled mid-burst by a busy host, it
-    sends the rest of the burst back to back, which the profile does not ask for. Not real-time:
-    a real-time peer busy-waiting through a burst kept QEMU's main loop (SCHED_FIFO 1, the same
-    priority) off its core for milliseconds, and the emulated board lost 7-11 % of those bursts
-    on an idle host."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, 0, PEER_NICE)
-    except OSError as exc:
-        return f"nice 0 ({exc.strerror})"
-    return f"nice {PEER_NICE}"
-
-
-def run_peer(config: dict) -> dict:
-    """Receives the DUT's streams and sends the PC's, as paced as a busy-waiting loop can; says
-    how far behind its schedule the sender fell (`behind`: packets sent more than one gap late)."""
-    scheduling = raise_priority()
-    send = [StreamSpec(**s) for s in config["send"]]
-    receive = [StreamSpec(**s) for s in config["receive"]]
-    sel = selectors.DefaultSelector()
-    rx: dict[int, StreamRx] = {}
-    for spec in receive:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-        s.bind(("0.0.0.0", spec.port))
-        s.setblocking(False)
-        sel.register(s, selectors.EVENT_READ, spec)
-        rx[spec.id] = StreamRx(spec)
-    print("ready", flush=True)
-    if sys.stdin.readline().strip() != "go":
-        return {"error": "no go"}
-    start = time.monotonic() + 0.05
-    stop = start + float(config["duration_s"])
-    end = stop + float(config.get("linger_s", 1.0))
-    senders = []
-    for spec in send:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.connect((config["dut_ip"], spec.port))
-        senders.append(_Sender(spec, s, start, stop))
-    buf = bytearray(2048)
-    while (now := time.monotonic()) < end:
-        for snd in senders:
-            snd.send_due(now)
-        pending = [snd.next_time() for snd in senders if not snd.done]
-        wait = max(0.0, min(pending) - time.monotonic()) if pending else end - time.monotonic()
-        wait = 0.0 if wait < 0.0015 else min(wait - 0.001, 0.05)  # busy-wait the last millisecond
-        for key, _ in sel.select(timeout=wait):
-            sock, spec = key.fileobj, key.data
-            while True:
-                try:
-                    n = sock.recv_into(buf)  # type: ignore[union-attr]
-                except BlockingIOError:
-                    break
-                arrival = time.monotonic()
-                if n < HEADER.size:
-                    continue
-                magic, sid, _index, burst, seq, _sent = HEADER.unpack_from(buf)
-                if magic == MAGIC and sid == spec.id:
-                    rx[sid].account(burst, seq, arrival)
-    result: dict[str, dict] = {}
-    for snd in senders:
-        result[str(snd.spec.id)] = {
-            "dir": "dut_rx", "sent": snd.sent, "bursts": snd.burst, "send_errors": snd.errors,
-            "behind": snd.behind, "max_behind_us": snd.max_behind_us, "scheduling": scheduling,
-            "compressed_bursts": sorted(snd.compressed),
-        }  # fmt: skip
-    for sid, r in rx.items():
-        r.close()
-        result[str(sid)] = {
-            "dir": "dut_tx", "received": r.received, "outoforder": r.outoforder, "late": r.late,
-            "last_burst": r.cur_burst, "losses": {str(b): n for b, n in sorted(r.losses.items())},
-        }  # fmt: skip
-    return result
-
-
-def main() -> int:
-    config = json.loads(sys.stdin.readline())
-    print(json.dumps(run_peer(config)), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    def _end(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        for f in (proc.stdin, proc.stdout):
+            if f is not None:
+                with contextlib.suppress(OSError):
+                    f.close()

@@ -1,6 +1,9 @@
 """Bidirectional TCP and UDP (thesis: iperf3 --bidir; 100 MB down 42.4 / up 76.8 Mbit/s): both
-directions at once, numbers per direction. The firmware runs an iperf server and client
-together; UDP offers 90 % of the theoretical goodput each way."""
+directions at once, numbers per direction. A DUT that ends the traffic runs an iperf server and
+client together; through a DUT in the path it is one iperf 3 --bidir test between the PC and the
+peer, and the full profile adds the thesis's TCP by data size (-n 100 MB / 500 MB:
+`bidir/tcp-n100M`) and by write length (-l 64 ... 1448: `bidir/tcp-l64`). UDP offers 90 % of the
+theoretical goodput each way."""
 
 from __future__ import annotations
 
@@ -9,45 +12,71 @@ import time
 import allure
 import pytest
 
+from fixtures.options import DUT_KEY, PROFILE_KEY
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.sweep import attach_text, check
 from hil.session import HilContext
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps, udp_goodput_mbps
+from hil.tools.sizes import parse_iperf_size
 from hil.traffic.endpoints import HostEndpoint
 from hil.traffic.roles import BidirResult, run_bidir, run_bidir_hosts
 
 pytestmark = [pytest.mark.hil, pytest.mark.bidir]
 
 UDP_LEN = 1470
+AMOUNT_SHARE_OF_THEORY = 0.5  # a -n test's expected length: its bytes at half the link's goodput
 
 
-@pytest.mark.parametrize("proto", ["tcp", "udp"])
-def test_bidirectional(hil: HilContext, proto: str) -> None:
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`bidir/tcp`, `bidir/udp`; through a DUT in the path the profile's data sizes and write
+    lengths too (`bidir/tcp-n100M`, `bidir/tcp-l64`)."""
+    if "bidir_case" not in metafunc.fixturenames:
+        return
+    profile = metafunc.config.stash[PROFILE_KEY]
+    dut = metafunc.config.stash.get(DUT_KEY, None)
+    cases: list[tuple[str, str, str | None, int | None]] = [("tcp", "tcp", None, None), ("udp", "udp", None, None)]
+    if dut is not None and dut.in_path:
+        cases += [(f"tcp-n{a}", "tcp", a, None) for a in profile.bidir_amounts]
+        cases += [(f"tcp-l{n}", "tcp", None, n) for n in profile.bidir_lengths]
+    metafunc.parametrize("bidir_case", cases, ids=[f"bidir/{c[0]}" for c in cases])
+
+
+def test_bidirectional(hil: HilContext, bidir_case: tuple[str, str, str | None, int | None]) -> None:
+    name, proto, amount, write_length = bidir_case
     allure.dynamic.feature("bidirectional")
     allure.dynamic.story(f"bidir {proto.upper()}")
-    title = f"bidir/{proto}: {proto.upper()} both directions at once"
+    what = f" -n {amount}" if amount else (f" -l {write_length}" if write_length else "")
+    title = f"bidir/{name}: {proto.upper()}{what} both directions at once"
     allure.dynamic.title(title)
     scenario = "bidir"
+    for direction in ("dut_tx", "dut_rx"):  # a case without limits is an error before any traffic
+        hil.thresholds.limits(scenario, f"{name}-{hil.direction(direction)}")
     theory = tcp_goodput_mbps(hil.link_mbit, 1460) if proto == "tcp" else udp_goodput_mbps(hil.link_mbit, UDP_LEN)
     rate = round(theory * 0.9, 3) if proto == "udp" else None
+    duration = hil.duration_s
+    if amount:
+        duration = parse_iperf_size(amount) * 8 / (AMOUNT_SHARE_OF_THEORY * theory * 1e6)
     start = time.time()
+    traffic_s = 0.0
     runs: list[BidirResult] = []
     for i in range(1, hil.repeat + 1):
-        with allure.step(f"run {i}: {proto} both directions for {hil.duration_s:g} s"):
-            length = UDP_LEN if proto == "udp" else None
+        with allure.step(f"run {i}: {proto}{what} both directions" + ("" if amount else f" for {duration:g} s")):
+            length = UDP_LEN if proto == "udp" else write_length
+            began = time.monotonic()
             if isinstance(hil.far_end, HostEndpoint):  # a DUT in the path: PC <-> peer, iperf 3 --bidir
-                r = run_bidir_hosts(proto, hil.duration_s, rate, hil.pc_side, hil.far_end, length)  # type: ignore[arg-type]
+                r = run_bidir_hosts(proto, duration, rate, hil.pc_side, hil.far_end, length, amount)  # type: ignore[arg-type]
             else:
                 r = run_bidir(proto, hil.duration_s, rate, hil.pc_side, hil.dut_side, length)  # type: ignore[arg-type]
+            traffic_s += duration if not amount else time.monotonic() - began  # a -n test lasts what it lasts
             for d in (r.dut_tx, r.dut_rx):
-                for name, text in d.raw.items():
-                    attach_text(f"run {i} {d.spec.direction}: {name}", text)
+                for evidence, text in d.raw.items():
+                    attach_text(f"run {i} {hil.direction(d.spec.direction)}: {evidence}", text)
             runs.append(r)
     records: list[CaseRecord] = []
     for direction in ("dut_tx", "dut_rx"):
         results = [getattr(r, direction) for r in runs]
-        rec = make_record(scenario, f"{proto}-{direction}", hil.dut.config.name,
+        rec = make_record(scenario, f"{name}-{hil.direction(direction)}", hil.dut.config.name,
                           summarize([x.receiver_mbps for x in results]), theory)  # fmt: skip
         if proto == "udp":
             rec.loss_pct = max(x.loss_pct or 0.0 for x in results)
@@ -56,7 +85,9 @@ def test_bidirectional(hil: HilContext, proto: str) -> None:
             if any(x.pc_receive_drops for x in results):  # left out of the loss: the DUT delivered them
                 rec.extra["pc_receive_drops"] = [x.pc_receive_drops for x in results]
         rec.extra["sender_mbps"] = [round(x.sender_mbps, 3) for x in results]
-        rec.traffic_s = hil.duration_s * len(runs) if direction == "dut_tx" else 0.0  # both ran at once
+        if amount:
+            rec.extra["amount"] = amount
+        rec.traffic_s = round(traffic_s, 3) if direction == "dut_tx" else 0.0  # both ran at once
         hil.recorder.record(rec, start, time.time())
         records.append(rec)
     attach_text(

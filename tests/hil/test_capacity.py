@@ -13,8 +13,9 @@ import time
 import allure
 import pytest
 
-from fixtures.options import PROFILE_KEY
+from fixtures.options import DUT_KEY, PROFILE_KEY
 from hil.checks import criteria
+from hil.directions import direction_name
 from hil.results.recorder import make_record
 from hil.scenarios.capacity import SearchResult, Trial, goal_met, search
 from hil.scenarios.charts import limit_line, search_chart, sweep_chart
@@ -58,22 +59,27 @@ def trials_table(res: SearchResult) -> str:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """One case per direction and datagram length of the run profile: `capacity/dut_rx-l1448`."""
+    """One case per direction and datagram length of the run profile: `capacity/dut_rx-l1448`
+    (`capacity/downlink-l1448` through a DUT in the path)."""
     if "capacity_point" in metafunc.fixturenames:
         lengths = metafunc.config.stash[PROFILE_KEY].capacity_lengths
+        dut = metafunc.config.stash.get(DUT_KEY, None)
+        in_path = dut is not None and dut.in_path
         points = [(d, n) for d in ("dut_rx", "dut_tx") for n in lengths]
-        metafunc.parametrize("capacity_point", points, ids=[f"capacity/{d}-l{n}" for d, n in points])
+        ids = [f"capacity/{direction_name(d, in_path)}-l{n}" for d, n in points]
+        metafunc.parametrize("capacity_point", points, ids=ids)
 
 
 def test_udp_capacity_search(hil: HilContext, capacity_point: tuple[str, int]) -> None:
     direction, length = capacity_point
     scenario = "capacity"
     theory = udp_goodput_mbps(hil.link_mbit, length)
-    case = f"{direction}-l{length}"
+    named = hil.direction(direction)
+    case = f"{named}-l{length}"
     limits = hil.thresholds.limits(scenario, case)
     target = DEFAULT_LOSS_TARGET_PCT if limits.max_loss_pct is None else limits.max_loss_pct
     allure.dynamic.feature("loss-free UDP capacity search")
-    allure.dynamic.story(f"capacity {direction}")
+    allure.dynamic.story(f"capacity {named}")
     allure.dynamic.title(f"capacity/{case}: loss-free UDP rate, loss target {target:g} %")
     start = time.time()
 
@@ -121,13 +127,13 @@ def test_udp_capacity_search(hil: HilContext, capacity_point: tuple[str, int]) -
         f"{theory:.2f} in {len(res.trials)} trials; {criteria(rec.metrics(), limits)}"
     )
     if length == hil.profile.capacity_lengths[-1]:
-        _attach_direction_charts(hil, direction)
+        _attach_direction_charts(hil, named)
     assert len(res.trials) <= MAX_TRIALS, f"capacity search took more than {MAX_TRIALS} trials: {len(res.trials)}"
     check(hil, scenario, [rec])
 
 
 def _attach_direction_charts(hil: HilContext, direction: str) -> None:
-    """The direction's lengths measured in this run: the loss-free rate against length, and every
+    """The direction's (as case ids name it) lengths measured in this run: the loss-free rate against length, and every
     search's trials with their bounds (from the records' trial logs)."""
     records = sorted(hil.recorder.latest("capacity", f"{direction}-"), key=lambda r: float(r.extra["x"]))  # type: ignore[arg-type]
     targets = sorted({float(r.extra["loss_target_pct"]) for r in records})  # type: ignore[arg-type]

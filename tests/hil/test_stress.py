@@ -1,31 +1,32 @@
 """Stress with bursty multi-stream UDP (thesis, Network Stream Service): the patient-monitoring
-and stress profiles (data files in scenarios/streams/). The firmware's `stream` command sends
-and counts the DUT's streams, a precisely paced peer in the PC namespace the PC's; both report
-loss, out-of-order and late packets per stream and every burst that arrived incomplete, drawn as
-lost packets per burst over time. With loss injected on the link, the loss the suite reports is
-compared with the frames the injector actually dropped."""
+and stress profiles (data files in scenarios/streams/). A DUT that ends the traffic: the
+firmware's `stream` command sends and counts the DUT's streams, a precisely paced stream peer on
+the PC the PC's. A DUT in the path: a stream peer on the PC and one on the peer host (over SSH,
+too), the uplink streams (`dut_tx`) from the peer, the downlink (`dut_rx`) from the PC. Every
+receiver reports loss, out-of-order and late packets per stream and every burst that arrived
+incomplete, drawn as lost packets per burst over time. With loss injected on the link, the loss
+the suite reports is compared with the frames the injector actually dropped."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
 
 import allure
 import pytest
 
-from hil.errors import BenchError, DutError
-from hil.paths import PROJECT_ROOT
+from hil.errors import DutError
 from hil.results.recorder import make_record
 from hil.scenarios.charts import timeline_chart
 from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.session import HilContext
 from hil.stats import summarize
-from hil.traffic.streams import StreamProfile, StreamSpec, load_profile
+from hil.traffic.endpoints import HostEndpoint
+from hil.traffic.roles import pc_endpoint
+from hil.traffic.streams import StreamPeerRun, StreamProfile, StreamSpec, load_profile
 
-pytestmark = [pytest.mark.hil, pytest.mark.stress, pytest.mark.dut_endpoint]
+pytestmark = [pytest.mark.hil, pytest.mark.stress]
 
 STREAM_LINE = re.compile(r"^STREAM id=(\d+) (.*)$")
 LOSS_LINE = re.compile(r"^STREAMLOSS id=(\d+) burst=(\d+) lost=(\d+)")
@@ -49,55 +50,82 @@ def fields(text: str) -> dict[str, int | str]:
     return out
 
 
-def run_streams(hil: HilContext, profile: StreamProfile, duration_s: float) -> tuple[dict, list[str], dict]:
-    config = {
-        "dut_ip": hil.dut_side.ip,
+Ends = dict[int, tuple[dict, dict]]  # stream id -> (its sender's report, its receiver's report)
+
+
+def stream_config(send_to: str, duration_s: float, send: list[StreamSpec], receive: list[StreamSpec]) -> dict:
+    return {
+        "send_to": send_to,
         "duration_s": duration_s,
         "linger_s": 1.5,
-        "send": [s.model_dump() for s in profile.streams if s.direction == "dut_rx"],
-        "receive": [s.model_dump() for s in profile.streams if s.direction == "dut_tx"],
+        "send": [s.model_dump() for s in send],
+        "receive": [s.model_dump() for s in receive],
     }
-    argv = [*hil.pc_side.netns_prefix, sys.executable, "-m", "hil.traffic.streams"]
-    peer = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert peer.stdin is not None and peer.stdout is not None
-    try:
-        peer.stdin.write(json.dumps(config) + "\n")
-        peer.stdin.flush()
-        if peer.stdout.readline().strip() != "ready":
-            raise BenchError("the PC stream peer did not start")
+
+
+def host_peer(host: HostEndpoint, to: str, profile: StreamProfile, duration_s: float, sends: str) -> StreamPeerRun:
+    """A host's stream peer: it sends the profile's `sends` streams to `to` and receives the others."""
+    send = [s for s in profile.streams if s.direction == sends]
+    receive = [s for s in profile.streams if s.direction != sends]
+    return StreamPeerRun(host.name, host.netns_prefix, host.python, stream_config(to, duration_s, send, receive))
+
+
+def run_streams_dut(hil: HilContext, profile: StreamProfile, duration_s: float) -> tuple[Ends, dict[str, str]]:
+    """The DUT's console sends and counts its streams, the PC's peer the PC's."""
+    configure_dut(hil, profile)
+    pc_host = pc_endpoint(hil.pc_side)
+    with host_peer(pc_host, hil.dut_side.ip, profile, duration_s, sends="dut_rx") as pc_peer:
         hil.console.send(f"stream start {duration_s:g}")
         hil.console.wait_text(r"streams running", timeout_s=10)
-        peer.stdin.write("go\n")
-        peer.stdin.flush()
+        pc_peer.go()
         reply = hil.console.wait_final("stream", timeout_s=duration_s + 30)
         if not reply.final.ok or reply.final.fields.get("status") != "ok":
             raise DutError(f"DUT streams ended with {reply.final.reason or reply.final.fields}")
-        out, _ = peer.communicate(timeout=duration_s + 30)
-    finally:
-        if peer.poll() is None:
-            peer.kill()
-            peer.wait()
-    try:
-        pc = json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        raise BenchError(f"the PC stream peer printed no result: {out[-200:]}") from None
+        pc = pc_peer.result(timeout_s=30)
     dut: dict[str, dict] = {}
     for line in reply.output:
         if m := STREAM_LINE.match(line):
-            dut[m.group(1)] = fields(m.group(2))
+            dut.setdefault(m.group(1), {"losses": {}}).update(fields(m.group(2)))
         elif m := LOSS_LINE.match(line):
-            dut.setdefault(f"loss{m.group(1)}", {})[m.group(2)] = int(m.group(3))
-    return pc, reply.output, dut
+            dut.setdefault(m.group(1), {"losses": {}})["losses"][m.group(2)] = int(m.group(3))
+    ends = {}
+    for s in profile.streams:
+        try:
+            ends[s.id] = (dut[str(s.id)], pc[str(s.id)]) if s.direction == "dut_tx" else (pc[str(s.id)], dut[str(s.id)])
+        except KeyError:
+            raise DutError(f"stream {s.id}: no report from the DUT's console or the PC's peer") from None
+    evidence = {"DUT console (stream)": "\n".join(reply.output), "PC stream peer result": json.dumps(pc, indent=1)}
+    return ends, evidence
 
 
-def combine(spec: StreamSpec, pc: dict, dut: dict) -> dict:
-    sid = str(spec.id)
-    if spec.direction == "dut_tx":
-        sender, receiver = dut[sid], pc[sid]
-        losses = {int(b): n for b, n in receiver["losses"].items()}
-    else:
-        sender, receiver = pc[sid], dut[sid]
-        losses = {int(b): n for b, n in dut.get(f"loss{sid}", {}).items()}
+def run_streams_in_path(hil: HilContext, profile: StreamProfile, duration_s: float) -> tuple[Ends, dict[str, str]]:
+    """A DUT in the path: the PC's peer sends the downlink streams (dut_rx) to the peer host, the
+    peer host's the uplink streams (dut_tx) to the PC; the DUT only forwards."""
+    far = hil.far_end
+    assert isinstance(far, HostEndpoint)
+    pc_host = pc_endpoint(hil.pc_side)
+    with (
+        host_peer(pc_host, far.ip, profile, duration_s, sends="dut_rx") as pc_peer,
+        host_peer(far, pc_host.ip, profile, duration_s, sends="dut_tx") as far_peer,
+    ):
+        pc_peer.go()
+        far_peer.go()
+        pc = pc_peer.result(timeout_s=duration_s + 30)
+        peer = far_peer.result(timeout_s=30)
+    ends = {}
+    for s in profile.streams:
+        sid = str(s.id)
+        ends[s.id] = (peer[sid], pc[sid]) if s.direction == "dut_tx" else (pc[sid], peer[sid])
+    evidence = {
+        "PC stream peer result": json.dumps(pc, indent=1),
+        f"{far.name} stream peer result": json.dumps(peer, indent=1),
+    }
+    return ends, evidence
+
+
+def combine(spec: StreamSpec, sender: dict, receiver: dict) -> dict:
+    """One stream's numbers from its sender's and its receiver's reports."""
+    losses = {int(b): n for b, n in receiver.get("losses", {}).items()}
     sent = sender["sent"]
     # bursts the receiver never saw at the end of the test were lost entirely
     for b in range(receiver.get("last_burst", -1) + 1, sender["bursts"]):
@@ -105,6 +133,7 @@ def combine(spec: StreamSpec, pc: dict, dut: dict) -> dict:
     lost = max(0, sent - receiver["received"] + receiver["outoforder"])
     compressed_lossy = sorted(set(sender.get("compressed_bursts", [])) & set(losses))
     return {
+        "host_sender": "compressed_bursts" in sender,  # a host's peer sent it: it reports its own pacing
         "behind": sender.get("behind", 0), "max_behind_us": sender.get("max_behind_us", 0),
         "compressed_lossy_bursts": compressed_lossy,
         "sent": sent, "received": receiver["received"], "lost": lost,
@@ -122,29 +151,29 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
     profile = load_profile(profile_name)
     duration = hil.profile.stream_duration_s or profile.duration_s
     scenario = f"stress-{profile.name}"
-    configure_dut(hil, profile)
+    in_path = isinstance(hil.far_end, HostEndpoint)
     drops_before = hil.topology.loss_counter()
     start = time.time()
-    pc, dut_lines, dut = run_streams(hil, profile, duration)
+    ends, evidence = (run_streams_in_path if in_path else run_streams_dut)(hil, profile, duration)
     drops_after = hil.topology.loss_counter()
-    attach_text("DUT console (stream)", "\n".join(dut_lines))
-    attach_text("PC stream peer result", json.dumps(pc, indent=1))
+    for name, text in evidence.items():
+        attach_text(name, text)
 
-    per_stream = {s.id: combine(s, pc, dut) for s in profile.streams}
+    per_stream = {s.id: combine(s, *ends[s.id]) for s in profile.streams}
     total_sent = sum(v["sent"] for v in per_stream.values())
     total_lost = sum(v["lost"] for v in per_stream.values())
     records = []
     for spec in profile.streams:
         v = per_stream[spec.id]
-        rec = make_record(scenario, f"s{spec.id}-{spec.direction}", hil.dut.config.name, summarize([v["loss_pct"]]),
-                          None, unit="% lost")  # fmt: skip
+        case = f"s{spec.id}-{hil.direction(spec.direction)}"
+        rec = make_record(scenario, case, hil.dut.config.name, summarize([v["loss_pct"]]), None, unit="% lost")
         rec.loss_pct = v["loss_pct"]
         rec.measured.update({k: float(v[k]) for k in ("sent", "received", "lost", "outoforder", "late", "send_errors")})
         rec.measured["lossy_bursts"] = float(len(v["losses"]))
-        if spec.direction == "dut_rx":  # the PC sends: how well it kept the profile's spacing
+        if v["host_sender"]:  # a host's peer sent it: how well it kept the profile's spacing
             rec.measured["generator_behind"] = float(v["behind"])
             rec.extra["generator_max_behind_us"] = v["max_behind_us"]
-            # bursts the PC sent compressed (it fell behind its schedule) that lost packets: the
+            # bursts the host sent compressed (it fell behind its schedule) that lost packets: the
             # generator did not send what the profile asks, so that loss is not the DUT's
             rec.extra["compressed_lossy_bursts"] = v["compressed_lossy_bursts"][:20]
             rec.generator_limited = bool(v["compressed_lossy_bursts"])
@@ -170,15 +199,15 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
     records.append(total)
 
     lines = [
-        f"{'stream':>8s} {'dir':>7s} {'sent':>7s} {'recv':>7s} {'lost':>6s} {'loss %':>8s} {'ooo':>5s} {'late':>5s}"
-        "  PC sender behind schedule (packets, worst us)"
+        f"{'stream':>8s} {'dir':>8s} {'sent':>7s} {'recv':>7s} {'lost':>6s} {'loss %':>8s} {'ooo':>5s} {'late':>5s}"
+        "  host sender behind schedule (packets, worst us)"
     ]
     for spec in profile.streams:
         v = per_stream[spec.id]
         lines.append(
-            f"{spec.id:8d} {spec.direction:>7s} {v['sent']:7d} {v['received']:7d} {v['lost']:6d} "
+            f"{spec.id:8d} {hil.direction(spec.direction):>8s} {v['sent']:7d} {v['received']:7d} {v['lost']:6d} "
             f"{v['loss_pct']:8.4f} {v['outoforder']:5d} {v['late']:5d}"
-            + (f"  {v['behind']}, {v['max_behind_us']}" if spec.direction == "dut_rx" else "")
+            + (f"  {v['behind']}, {v['max_behind_us']}" if v["host_sender"] else "")
         )
     lines.append(f"total: {total_lost} of {total_sent} lost ({total_pct:.4f} %) in {duration:g} s")
     if injected_pct is not None:
@@ -188,7 +217,7 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
     for spec in profile.streams:
         losses = per_stream[spec.id]["losses"]
         bursts = max(1, per_stream[spec.id]["sent"] // spec.burst)
-        name = f"stream {spec.id} ({spec.direction}, {spec.size} B x {spec.burst} / {spec.period_ms} ms)"
+        name = f"stream {spec.id} ({hil.direction(spec.direction)}, {spec.size} B x {spec.burst} / {spec.period_ms} ms)"
         series[name] = [(b * spec.period_ms / 1000.0, float(losses.get(b, 0))) for b in range(bursts)]
         totals[name] = (per_stream[spec.id]["lost"], per_stream[spec.id]["sent"])
     attach_png(

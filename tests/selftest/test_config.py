@@ -5,6 +5,9 @@ import pytest
 from hil.config.bench import DEFAULT_BENCH_FILE, SecretRef, load_bench
 from hil.config.errors import ConfigError
 from hil.config.thresholds import load_thresholds, profile_path
+from hil.scenarios.families import sweep_points
+from hil.scenarios.profiles import PROFILES
+from hil.traffic.streams import load_profile
 
 pytestmark = pytest.mark.selftest
 
@@ -40,7 +43,8 @@ ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n 
         ("duts:\n" + GOOD_DUT + "    network: {dut_mac: '03:00:00:00:00:01'}\n", "not a unicast MAC address"),
         (
             "duts:\n  - name: d\n    kind: toaster\n    thresholds: x\n",
-            "duts[0].kind: unknown kind 'toaster' (one of 'virtual', 'qemu', 'same70', 'esp32', 'black_box')",
+            "duts[0].kind: unknown kind 'toaster' (one of 'virtual', 'qemu', 'same70', 'esp32', 'black_box', "
+            "'cabled_black_box')",
         ),
         ("duts:\n  - name: d\n    kind: esp32\n    link: {shaping: false}\n    thresholds: x\n", "needs console.port"),
         (ESP + "    thresholds: x\n", "kind 'esp32' needs wifi: the access point's ssid and psk_env"),
@@ -88,7 +92,7 @@ ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n 
         ("duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {ip: 10.77.0.2}\n", "already the PC's or the DUT's"),
         (
             "duts:\n  - name: d\n    kind: qemu\n    role: in_path\n    peer: {}\n    thresholds: x\n",
-            "kind 'qemu' cannot be put in the path yet",
+            "kind 'qemu' cannot be put in the path (role in_path: kinds virtual, black_box, cabled_black_box)",
         ),
         (
             "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {}\n    link: {loss_pct: 1}\n",
@@ -106,6 +110,30 @@ ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n 
             "duts:\n  - name: d\n    kind: black_box\n    role: endpoint\n    setup: 'true'\n    thresholds: x\n",
             "duts[0].role: Input should be 'in_path'",
         ),
+        (  # the virtual bench's SSH peer: the bench's own keys, a management link of its own
+            "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {ssh: {host: 169.254.77.2, identity_file: /k}}\n",
+            "the bench makes the run's own client and host keys; drop identity_file and known_hosts",
+        ),
+        (
+            "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {ssh: {host: 10.77.0.9}}\n",
+            "peer.ssh.host 10.77.0.9 is in the traffic's subnet 10.77.0.0/24",
+        ),
+        (
+            "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {ssh: {host: 169.254.77.3}}\n",
+            "peer.ssh.host 169.254.77.3 is the network or broadcast address of 169.254.77.0/30",
+        ),
+        (
+            "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {ssh: {host: hub.lab}}\n",
+            "give the IPv4 address the peer takes on its management link",
+        ),
+        (
+            "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {ssh: {host: 'a b'}}\n",
+            "not a host name or IPv4 address: 'a b'",
+        ),
+        (
+            "duts:\n" + GOOD_DUT + "    role: in_path\n    peer: {ssh: {host: 169.254.77.2, user: 'root; rm'}}\n",
+            "duts[0].peer.ssh.user: String should match pattern",
+        ),
     ],
 )
 def test_bench_errors_name_file_key_and_problem(tmp_path, text, message):
@@ -120,8 +148,9 @@ def test_bench_errors_name_file_key_and_problem(tmp_path, text, message):
 def test_the_bridge_bench_puts_the_dut_in_the_path():
     dut = load_bench(DEFAULT_BENCH_FILE.parent / "bridge.yaml").duts[0]
     assert dut.in_path and dut.peer is not None and dut.peer.ip == "10.77.0.3" and dut.peer.rate_mbit is None
+    assert dut.peer.ssh is not None and dut.peer.ssh.host == "169.254.77.2"  # the Hub, over SSH
     profile = load_thresholds(profile_path(dut.thresholds))
-    for case in ("tcp-dut_tx", "tcp-dut_rx"):  # at least 98 % of the theoretical goodput each way
+    for case in ("tcp-uplink", "tcp-downlink"):  # at least 98 % of the theoretical goodput each way
         assert profile.limits("baseline", case).min_efficiency_pct == 98
 
 
@@ -171,3 +200,73 @@ def test_secret_comes_from_environment_only(monkeypatch):
         ref.value()
     monkeypatch.setenv("HIL_TEST_PSK", "s3cret")
     assert ref.value() == "s3cret" and "s3cret" not in repr(ref)
+
+
+def in_path_cases(profile_name: str) -> list[tuple[str, str]]:
+    """Every (scenario, case) the in-path matrix records under a run profile (what a threshold
+    profile for a DUT in the path must answer)."""
+    profile = PROFILES[profile_name]
+    cases = [(p.scenario, p.case) for p in sweep_points(profile, in_path=True)]
+    cases += [("capacity", f"{d}-l{n}") for d in ("uplink", "downlink") for n in profile.capacity_lengths]
+    bidir = ["tcp", "udp", *(f"tcp-n{a}" for a in profile.bidir_amounts), *(f"tcp-l{n}" for n in profile.bidir_lengths)]
+    cases += [("bidir", f"{b}-{d}") for b in bidir for d in ("uplink", "downlink")]
+    cases += [("latency", "pc_to_peer"), ("latency", "peer_to_pc")]
+    cases += [("flood", f"{d}-{n}") for d in ("pc_to_peer", "peer_to_pc") for n in profile.flood_lengths]
+    cases += [("reconnect", "pc_side"), ("reconnect", "peer_side")]
+    for name in ("patient-monitoring", "stress"):
+        streams = load_profile(name).streams
+        cases += [(f"stress-{name}", f"s{s.id}-{'uplink' if s.direction == 'dut_tx' else 'downlink'}") for s in streams]
+        cases.append((f"stress-{name}", "all"))
+    return cases
+
+
+@pytest.mark.parametrize("thresholds", ["bridge-virtual", "black-box-virtual", "same70-bridge"])
+@pytest.mark.parametrize("profile_name", ["quick", "full"])
+def test_every_in_path_case_has_its_limits(thresholds, profile_name):
+    """A threshold profile for a DUT in the path answers every case of the in-path matrix with
+    limits or a reason (a missing entry is an error at the case, which a board run would find late)."""
+    profile = load_thresholds(profile_path(thresholds))
+    for scenario, case in in_path_cases(profile_name):
+        limits = profile.limits(scenario, case)  # raises on a case without limits
+        assert limits.bounds() or limits.no_criterion, f"{thresholds}: {scenario}/{case}"
+
+
+def test_the_same70_bridge_profile_is_marked_as_the_thesis_figures():
+    text = profile_path("same70-bridge").read_text()
+    assert "THESE ARE THE THESIS'S FIGURES, NOT MEASURED HERE" in text
+    profile = load_thresholds(profile_path("same70-bridge"))
+    assert profile.limits("baseline", "tcp-uplink").min_mbps == 84  # 90 % of the thesis's 93.6
+    assert profile.limits("capacity", "downlink-l64").min_mbps == 3.7  # 90 % of the thesis's 4.1
+
+
+@pytest.mark.parametrize(
+    ("peer", "message"),
+    [
+        (
+            "{ip: 10.77.0.3}",
+            "a real bench's peer needs peer.netns (the namespace holding the PC's second NIC) or peer.ssh",
+        ),
+        ("{ip: 10.77.0.3, netns: nic2, ssh: {host: hub}}", "either `netns` (a second NIC of the PC) or `ssh`"),
+        ("{ip: 10.77.0.3, netns: nic2, rate_mbit: 50}", "peer.rate_mbit shapes the virtual bench's peer link"),
+    ],
+)
+def test_a_cabled_black_box_needs_a_real_peer(tmp_path, peer, message):
+    text = (
+        "duts:\n  - name: box\n    kind: cabled_black_box\n    link: {shaping: false}\n"
+        f"    peer: {peer}\n    thresholds: x\n"
+    )
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_bench(write(tmp_path, text))
+
+
+def test_a_cabled_black_box_on_a_two_nic_bench_loads():
+    text = (
+        "duts:\n  - name: box\n    kind: cabled_black_box\n    reset: 'relay-cli cycle 3'\n"
+        "    network: {pc_ip: 10.77.0.1, pc_netns: nic1}\n    link: {shaping: false}\n"
+        "    peer: {ip: 10.77.0.3, netns: nic2}\n    thresholds: x\n"
+    )
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        dut = load_bench(write(Path(d), text)).duts[0]
+    assert dut.in_path and not dut.local and not dut.HAS_CONSOLE and dut.peer.netns == "nic2"

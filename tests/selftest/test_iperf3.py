@@ -47,6 +47,15 @@ def test_errors_are_bench_errors():
         parse_json('{"error": "unable to connect to server: Connection refused"}')
     with pytest.raises(BenchError, match="no JSON"):
         parse_json("garbage")
+    with pytest.raises(BenchError, match="no JSON"):
+        parse_json('warning: something\n{\n\t"start": {')  # cut short
+
+
+def test_a_warning_before_the_json_is_skipped():
+    """A peer over SSH: iperf 3's stderr comes in the same stream, before its JSON."""
+    text = "warning: UDP block size 1470 exceeds TCP MSS 1448, may result in fragmentation / drops\n"
+    t = parse_json(text + json.dumps(TCP, indent="\t"))
+    assert t.receiver_mbps == 94
 
 
 def test_udp_always_has_a_rate():

@@ -47,3 +47,19 @@ def test_the_last_point_of_each_group_carries_the_groups_chart():
     points = sweep_points(_profile_from_options(options(lengths="64,1448")))
     length = [p for p in points if p.family is LENGTH]
     assert [p.last_of_group for p in length] == [False, True] * 4
+
+
+def test_pytest_help_lists_the_suites_options() -> None:
+    """`pytest --help` is where an engineer looks first: it must print, every option with it
+    (argparse formats help texts with %, so a family's "in % of" must not break it)."""
+    import subprocess
+    import sys
+
+    from hil.paths import PROJECT_ROOT
+
+    out = subprocess.run([sys.executable, "-m", "pytest", "--help"], cwd=PROJECT_ROOT, capture_output=True,
+                         text=True, timeout=60, check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-1500:]
+    for option in ("--bench", "--profile", "--repeat", "--lengths", "--udp-loads", "--bench-fault", "--compare-run"):
+        assert option in out.stdout
+    assert "in % of the theoretical goodput" in out.stdout

@@ -1,11 +1,11 @@
-"""The PC stream peer's sender: packets go out at their burst's spacing, and a sender that fell
+"""A host's stream peer's sender: packets go out at their burst's spacing, and a sender that fell
 behind its schedule (descheduled mid-burst, then sending the rest back to back) says so."""
 
 from __future__ import annotations
 
 import pytest
 
-from hil.traffic.streams import StreamSpec, _Sender
+from hil.traffic.stream_peer import Sender, Stream
 
 pytestmark = pytest.mark.selftest
 
@@ -19,9 +19,9 @@ class CountingSocket:
         return len(data)
 
 
-def sender(gap_us: int = 100) -> _Sender:
-    spec = StreamSpec(id=7, direction="dut_rx", size=1400, burst=30, period_ms=100, gap_us=gap_us, threshold_ms=50)
-    return _Sender(spec, CountingSocket(), start=10.0, stop=11.0)  # type: ignore[arg-type]
+def sender(gap_us: int = 100) -> Sender:
+    spec = Stream(id=7, size=1400, burst=30, period_ms=100, gap_us=gap_us, threshold_ms=50)
+    return Sender(spec, CountingSocket(), start=10.0, stop=11.0)  # type: ignore[arg-type]
 
 
 def test_a_sender_on_time_is_never_behind() -> None:
