@@ -7,6 +7,7 @@ import sys
 import threading
 
 from hil.bench.netns import delete_run_namespaces
+from hil.bench.ssh_host import kill_open_connections
 
 pytest_plugins = ["fixtures.options", "fixtures.host_bench", "fixtures.bench", "fixtures.report"]
 
@@ -16,8 +17,9 @@ UNWIND_LIMIT_S = 30.0
 def _last_resort_cleanup() -> None:
     """Runs when the fixtures have not finished unwinding UNWIND_LIMIT_S after Ctrl-C or SIGTERM
     (a third-party teardown that blocks): removes this run's namespaces with every DUT, QEMU and
-    iperf process in them, and its helper processes, and exits."""
+    iperf process in them, its SSH connections to a peer host, and its helper processes, and exits."""
     removed = delete_run_namespaces(os.getpid())
+    kill_open_connections()  # a remote peer's programs end with their SSH sessions
     for helper in multiprocessing.active_children():  # e.g. pytest-embedded's serial reader
         helper.kill()
     sys.stderr.write(

@@ -85,26 +85,35 @@ def probe(prefix: list[str], python: str, where: str) -> dict[str, str]:
     return facts
 
 
+def namespace_peer(ip: str, prefix: list[str], access: str) -> PeerHost:
+    """A peer in a namespace of the bench PC: its programs run there, with the suite's Python."""
+    return PeerHost(ip, prefix, sys.executable, access, probe(prefix, sys.executable, access))
+
+
+@contextlib.contextmanager
+def ssh_peer(ip: str, target: SshTarget, local_prefix: list[str], python: str, workdir: Path,
+             access: str) -> Iterator[PeerHost]:  # fmt: skip
+    """A peer over SSH, its master connection leaving from `local_prefix` (the PC side)."""
+    cleanup_stale_control_dirs()
+    with SshHost(target, local_prefix, workdir / "ssh-master.log") as host:
+        yield PeerHost(ip, host.prefix, python, access, probe(host.prefix, python, f"SSH {target.describe()}"))
+
+
 @contextlib.contextmanager
 def virtual_peer(topology: InPathTopology, peer: PeerConfig, workdir: Path) -> Iterator[PeerHost]:
     """The virtual bench's peer namespace, driven directly or (peer.ssh) over SSH."""
     if peer.ssh is None:
-        prefix = topology.exec_prefix(topology.peer_ns)
-        access = f"namespace {topology.peer_ns} (a second NIC of the bench PC)"
-        yield PeerHost(peer.ip, prefix, sys.executable, access, probe(prefix, sys.executable, access))
+        yield namespace_peer(peer.ip, topology.exec_prefix(topology.peer_ns),
+                             f"namespace {topology.peer_ns} (a second NIC of the bench PC)")  # fmt: skip
         return
     ssh = peer.ssh
-    cleanup_stale_control_dirs()
-    peer_ns = topology.exec_prefix(topology.peer_ns)
-    with VirtualSshd(peer_ns, ssh.host, workdir / "sshd", ssh.port) as sshd:
+    with VirtualSshd(topology.exec_prefix(topology.peer_ns), ssh.host, workdir / "sshd", ssh.port) as sshd:
         keys = sshd.keys
         target = SshTarget(ssh.host, ssh.user, ssh.port, keys.identity_file, keys.known_hosts, ssh.connect_timeout_s)
-        pc_ns = topology.exec_prefix(topology.pc_ns)
-        with SshHost(target, pc_ns, workdir / "ssh-master.log") as host:
-            access = (f"over SSH {target.describe()} (sshd in namespace {topology.peer_ns}, "
-                      "a key made for this run, management link beside the DUT)")  # fmt: skip
-            facts = probe(host.prefix, ssh.python, f"SSH {target.describe()}")
-            yield PeerHost(peer.ip, host.prefix, ssh.python, access, facts)
+        access = (f"over SSH {target.describe()} (sshd in namespace {topology.peer_ns}, "
+                  "a key made for this run, management link beside the DUT)")  # fmt: skip
+        with ssh_peer(peer.ip, target, topology.exec_prefix(topology.pc_ns), ssh.python, workdir, access) as host:
+            yield host
 
 
 @contextlib.contextmanager
@@ -114,13 +123,13 @@ def real_peer(link: HardwareLink, peer: PeerConfig, workdir: Path) -> Iterator[P
     if peer.ssh is None:
         if peer.netns is None:
             raise BenchError("the peer needs peer.netns or peer.ssh")
-        prefix = link.exec_prefix(peer.netns)
-        access = f"namespace {peer.netns} of the bench PC (its second NIC)"
-        yield PeerHost(peer.ip, prefix, sys.executable, access, probe(prefix, sys.executable, access))
+        yield namespace_peer(
+            peer.ip, link.exec_prefix(peer.netns), f"namespace {peer.netns} of the bench PC (its second NIC)"
+        )
         return
     ssh = peer.ssh
-    cleanup_stale_control_dirs()
     target = SshTarget(ssh.host, ssh.user, ssh.port, ssh.identity_file, ssh.known_hosts, ssh.connect_timeout_s)
-    with SshHost(target, link.exec_prefix(link.pc_ns), workdir / "ssh-master.log") as host:
-        facts = probe(host.prefix, ssh.python, f"SSH {target.describe()}")
-        yield PeerHost(peer.ip, host.prefix, ssh.python, f"over SSH {target.describe()}", facts)
+    with ssh_peer(
+        peer.ip, target, link.exec_prefix(link.pc_ns), ssh.python, workdir, f"over SSH {target.describe()}"
+    ) as host:
+        yield host

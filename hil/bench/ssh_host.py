@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from hil.errors import BenchError
 
 SSH_EXEC = Path(__file__).with_name("ssh_exec.py")
 CONTROL_DIR_PREFIX = "hil-ssh-"  # + "<pid>-": a crashed run's directory is found by its pid
+_OPEN: set[SshHost] = set()  # the run's open connections (the last-resort cleanup closes them)
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ class SshHost:
         self._master = start_logged(argv, self.log_path, "ssh (Debian package `openssh-client`)")
         deadline = time.monotonic() + self.target.connect_timeout_s + 5
         check = [*self.local_prefix, "ssh", *self._opts(), "-O", "check", self.target.destination]
+        _OPEN.add(self)
         while time.monotonic() < deadline:
             if self._master.poll() is not None:
                 said = ssh_reason(self.log_path.read_text(errors="replace")) or f"exit code {self._master.returncode}"
@@ -124,6 +127,7 @@ class SshHost:
         return self._master is not None and self._master.poll() is None
 
     def close(self) -> None:
+        _OPEN.discard(self)
         master, self._master = self._master, None
         if master is not None and master.poll() is None:
             with contextlib.suppress(OSError, subprocess.TimeoutExpired):
@@ -133,6 +137,21 @@ class SshHost:
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+
+
+def kill_open_connections() -> int:
+    """Ends every master connection of this run at once (the last-resort cleanup after an
+    interrupt whose teardown blocked): their sessions close, and with them the remote programs."""
+    hosts = list(_OPEN)
+    for host in hosts:
+        master, host._master = host._master, None
+        if master is not None and master.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(master.pid, signal.SIGKILL)
+        if host._dir is not None:
+            shutil.rmtree(host._dir, ignore_errors=True)
+        _OPEN.discard(host)
+    return len(hosts)
 
 
 def ssh_reason(output: str) -> str:

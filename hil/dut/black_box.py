@@ -48,11 +48,29 @@ class BlackBoxConfig(DutBase):
         return self
 
 
-class BlackBoxDut:
-    cfg: BlackBoxConfig
+class ConsolelessDut:
+    """What every DUT without a console shares: no console port, no builds to flash or ladders
+    to climb, nothing to join, no thread of the suite's to account for."""
+
+    cfg: DutBase
     window_ladder: tuple[tuple[str, int], ...] = ()
     mss_configs: tuple[tuple[str, int], ...] = ()
     embedded_build_dir = None
+
+    @property
+    def console_port(self) -> str:
+        raise BenchError(f"DUT {self.cfg.name} is a black box: it has no console")
+
+    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
+        return None
+
+    def cpu_meter(self) -> None:
+        """A black box's forwarding is not a thread of the suite's to account for."""
+        return None
+
+
+class BlackBoxDut(ConsolelessDut):
+    cfg: BlackBoxConfig
     default_config = "black_box"
 
     def __init__(self, cfg: BlackBoxConfig, topology: InPathTopology, workdir: Path) -> None:
@@ -63,10 +81,6 @@ class BlackBoxDut:
         self.current_config: str | None = None
         self._set_up = False
         self._proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def console_port(self) -> str:
-        raise BenchError(f"DUT {self.cfg.name} is a black box: it has no console")
 
     @property
     def pid(self) -> int | None:
@@ -105,13 +119,6 @@ class BlackBoxDut:
         what = "; ".join(f"{k}: {v}" for k, v in (("setup", self.cfg.setup), ("program", self.cfg.program)) if v)
         return FinalLine("BOOT", "identity", {"name": "black box", "version": digest, "target": what,
                                               "variant": "black_box", "role": "in_path"})  # fmt: skip
-
-    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
-        return None
-
-    def cpu_meter(self) -> None:
-        """A black box's forwarding is not a thread of the suite's to account for."""
-        return None
 
     def environment(self) -> dict[str, str]:
         return {"Black_box": self.identity().fields["target"]}

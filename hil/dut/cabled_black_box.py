@@ -22,9 +22,9 @@ from pydantic import Field, model_validator
 from hil.bench.hardware_link import HardwareLink
 from hil.bench.proc import start_logged, stop_process
 from hil.config.sections import DutBase
-from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
-from hil.dut.adapter import BenchLink, DutKind, LinkFacts
+from hil.dut.adapter import BenchLink, DutKind
+from hil.dut.black_box import ConsolelessDut
 from hil.errors import BenchError, DutError
 
 FORWARD_PROBE_INTERVAL_S = 0.5
@@ -52,11 +52,8 @@ class CabledBlackBoxConfig(DutBase):
         return self
 
 
-class CabledBlackBox:
+class CabledBlackBox(ConsolelessDut):
     cfg: CabledBlackBoxConfig
-    window_ladder: tuple[tuple[str, int], ...] = ()
-    mss_configs: tuple[tuple[str, int], ...] = ()
-    embedded_build_dir = None
     default_config = "default"  # it has no builds: the bench file's only "configuration" (one reset a run)
 
     def __init__(self, cfg: CabledBlackBoxConfig, link: HardwareLink, workdir: Path) -> None:
@@ -66,10 +63,6 @@ class CabledBlackBox:
         self.flash_count = 0
         self.current_config: str | None = None
         self.reset_seconds: float | None = None
-
-    @property
-    def console_port(self) -> str:
-        raise BenchError(f"DUT {self.cfg.name} is a black box: it has no console")
 
     @property
     def pid(self) -> None:
@@ -127,12 +120,6 @@ class CabledBlackBox:
         digest = hashlib.sha256(f"{self.cfg.description}\n{self.cfg.reset or ''}".encode()).hexdigest()[:12]
         return FinalLine("BOOT", "identity", {"name": "black box", "version": digest, "target": self.cfg.description,
                                               "variant": "black_box", "role": "in_path"})  # fmt: skip
-
-    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
-        return None
-
-    def cpu_meter(self) -> None:
-        return None
 
     def environment(self) -> dict[str, str]:
         reset = (

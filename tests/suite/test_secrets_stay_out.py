@@ -76,7 +76,7 @@ def test_unset_psk_variable_stops_the_run_with_one_line(tmp_path: Path, bench: s
     env = {k: v for k, v in os.environ.items() if k != PSK_ENV}
     path = bench_with_secret(tmp_path) if bench == "secrets" else WIFI_BENCH
     argv = [sys.executable, "-m", "pytest", "tests/hil/test_latency.py", "--bench", str(path),
-            "--results-dir", str(tmp_path / "results")]  # fmt: skip
+            "--results-dir", str(tmp_path / "results"), f"--alluredir={tmp_path / 'allure'}"]  # fmt: skip
     run = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     out = run.stdout + run.stderr
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, out[-2000:]

@@ -91,20 +91,26 @@ def test_threshold_above_capacity_fails_as_below_threshold(tmp_path: Path) -> No
     assert records[-1]["verdict"] == "below threshold"
 
 
-@pytest.mark.parametrize("bench", ["bench/virtual.yaml", "bench/bridge.yaml"], ids=["endpoint", "in_path"])
-def test_killed_dut_fails_one_test_as_dut_fault_and_next_passes(tmp_path: Path, bench: str) -> None:
+@pytest.mark.parametrize(
+    ("bench", "first", "second"),
+    [("bench/virtual.yaml", "tcp-dut_tx", "tcp-dut_rx"), ("bench/bridge.yaml", "tcp-uplink", "tcp-downlink")],
+    ids=["endpoint", "in_path"],
+)
+def test_killed_dut_fails_one_test_as_dut_fault_and_next_passes(
+    tmp_path: Path, bench: str, first: str, second: str
+) -> None:
     """The DUT killed in the middle of a case: that case fails as a DUT fault (an in-path DUT: it
     stopped forwarding the PC's traffic to the peer), the DUT is re-flashed, the next case passes."""
     # what is checked is recovery (re-flash, then a working test), not speed: limits any working DUT meets
     working = tmp_path / "working.yaml"
     working.write_text("profile: working\nscenarios:\n  baseline:\n    default: {min_mbps: 10}\n")
     proc = run_suite(
-        tmp_path, "-k", "tcp-dut_tx or tcp-dut_rx", "--duration", "4", "--inject-dut-kill", "tcp-dut_tx@1.5",
+        tmp_path, "-k", f"{first} or {second}", "--duration", "4", "--inject-dut-kill", f"{first}@1.5",
         "--thresholds", str(working), "--bench", bench,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stdout[-2000:]
     results = allure_results(tmp_path)
-    killed, after = results["tcp-dut_tx"], results["tcp-dut_rx"]
+    killed, after = results[first], results[second]
     assert killed["status"] == "broken", killed["statusDetails"]
     assert "DutError" in killed["statusDetails"]["message"] or "DutError" in killed["statusDetails"].get("trace", "")
     assert after["status"] == "passed", after.get("statusDetails")
