@@ -31,7 +31,7 @@ def _last_resort_cleanup() -> None:
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    """Ctrl-C and SIGTERM unwind like KeyboardInterrupt, so fixtures remove namespaces, taps and
+    """Ctrl-C, SIGTERM and SIGHUP unwind like KeyboardInterrupt, so fixtures remove namespaces, taps and
     processes. A second signal does not cut that unwinding short (it would leave them behind);
     a watchdog ends the run, cleaned up, if a teardown blocks."""
     if any(t.name == "hil-unwind-watchdog" for t in threading.enumerate()):
@@ -46,3 +46,4 @@ def _interrupt(signum: int, frame: object) -> None:
 
 signal.signal(signal.SIGTERM, _interrupt)
 signal.signal(signal.SIGINT, _interrupt)
+signal.signal(signal.SIGHUP, _interrupt)  # the terminal closed (an SSH session to the bench PC dropped)

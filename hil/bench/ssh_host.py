@@ -112,16 +112,20 @@ class SshHost:
         deadline = time.monotonic() + self.target.connect_timeout_s + 5
         check = [*self.local_prefix, "ssh", *self._opts(), "-O", "check", self.target.destination]
         _OPEN.add(self)
-        while time.monotonic() < deadline:
-            if self._master.poll() is not None:
-                said = ssh_reason(self.log_path.read_text(errors="replace")) or f"exit code {self._master.returncode}"
-                self.close()
-                raise BenchError(f"SSH to the peer {self.target.describe()} failed: {said}")
-            if subprocess.run(check, capture_output=True, timeout=10, check=False).returncode == 0:
-                return
-            time.sleep(0.1)
-        self.close()
-        raise BenchError(f"SSH to the peer {self.target.describe()} not up within {self.target.connect_timeout_s:g} s")
+        try:
+            while time.monotonic() < deadline:
+                if self._master.poll() is not None:
+                    said = ssh_reason(self.log_path.read_text(errors="replace")) or f"exit {self._master.returncode}"
+                    raise BenchError(f"SSH to the peer {self.target.describe()} failed: {said}")
+                if subprocess.run(check, capture_output=True, timeout=10, check=False).returncode == 0:
+                    return
+                time.sleep(0.1)
+            raise BenchError(
+                f"SSH to the peer {self.target.describe()} not up within {self.target.connect_timeout_s:g} s"
+            )
+        except BaseException:  # also Ctrl-C while it connects: nothing of it stays
+            self.close()
+            raise
 
     def alive(self) -> bool:
         return self._master is not None and self._master.poll() is None

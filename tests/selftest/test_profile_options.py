@@ -1,4 +1,3 @@
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -50,7 +49,7 @@ def test_the_last_point_of_each_group_carries_the_groups_chart():
     assert [p.last_of_group for p in length] == [False, True] * 4
 
 
-def test_pytest_help_lists_the_suites_options(tmp_path: Path) -> None:
+def test_pytest_help_lists_the_suites_options() -> None:
     """`pytest --help` is where an engineer looks first: it must print, every option with it
     (argparse formats help texts with %, so a family's "in % of" must not break it)."""
     import subprocess
@@ -58,9 +57,9 @@ def test_pytest_help_lists_the_suites_options(tmp_path: Path) -> None:
 
     from hil.paths import PROJECT_ROOT
 
-    # its own Allure directory: --help configures the plugins, and pytest.ini's --clean-alluredir
-    # would empty the running suite's results/allure-results
-    argv = [sys.executable, "-m", "pytest", "--help", f"--alluredir={tmp_path / 'allure'}"]
+    # without pytest.ini's addopts: --help configures the plugins, and its --clean-alluredir emptied
+    # the running suite's results/allure-results (even with another --alluredir given after --help)
+    argv = [sys.executable, "-m", "pytest", "-o", "addopts=", "--help"]
     out = subprocess.run(argv, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 0, out.stderr[-1500:]
     for option in ("--bench", "--profile", "--repeat", "--lengths", "--udp-loads", "--bench-fault", "--compare-run"):
