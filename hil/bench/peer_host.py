@@ -112,7 +112,12 @@ def virtual_peer(topology: InPathTopology, peer: PeerConfig, workdir: Path) -> I
         target = SshTarget(ssh.host, ssh.user, ssh.port, keys.identity_file, keys.known_hosts, ssh.connect_timeout_s)
         access = (f"over SSH {target.describe()} (sshd in namespace {topology.peer_ns}, "
                   "a key made for this run, management link beside the DUT)")  # fmt: skip
-        with ssh_peer(peer.ip, target, topology.exec_prefix(topology.pc_ns), ssh.python, workdir, access) as host:
+        with contextlib.ExitStack() as stack:
+            pc_ns = topology.exec_prefix(topology.pc_ns)
+            try:
+                host = stack.enter_context(ssh_peer(peer.ip, target, pc_ns, ssh.python, workdir, access))
+            except BenchError as exc:  # the server's side of it too
+                raise BenchError(f"{exc} (sshd: {sshd.log_tail()})") from None
             yield host
 
 

@@ -28,6 +28,16 @@ from hil.errors import BenchError
 SSH_EXEC = Path(__file__).with_name("ssh_exec.py")
 CONTROL_DIR_PREFIX = "hil-ssh-"  # + "<pid>-": a crashed run's directory is found by its pid
 _OPEN: set[SshHost] = set()  # the run's open connections (the last-resort cleanup closes them)
+RETRY_S = 0.5
+# what a host that is still starting (or a link still coming up) answers; a refused key or a
+# changed host key is not among them: those fail at once
+_TRANSIENT = ("Connection refused", "Connection reset", "Connection closed", "Connection timed out",
+              "No route to host", "kex_exchange_identification", "Network is unreachable")  # fmt: skip
+
+
+def transient(reason: str) -> bool:
+    """Whether ssh's reason for failing may pass by itself (worth another attempt)."""
+    return any(t in reason for t in _TRANSIENT)
 
 
 @dataclass(frozen=True)
@@ -116,7 +126,11 @@ class SshHost:
             while time.monotonic() < deadline:
                 if self._master.poll() is not None:
                     said = ssh_reason(self.log_path.read_text(errors="replace")) or f"exit {self._master.returncode}"
-                    raise BenchError(f"SSH to the peer {self.target.describe()} failed: {said}")
+                    if not transient(said) or time.monotonic() + RETRY_S >= deadline:
+                        raise BenchError(f"SSH to the peer {self.target.describe()} failed: {said}")
+                    time.sleep(RETRY_S)  # a host still starting its sshd, a link still coming up: again
+                    self._master = start_logged(argv, self.log_path, "ssh (Debian package `openssh-client`)")
+                    continue
                 if subprocess.run(check, capture_output=True, timeout=10, check=False).returncode == 0:
                     return
                 time.sleep(0.1)

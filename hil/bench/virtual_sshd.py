@@ -66,7 +66,8 @@ def sshd_config(workdir: Path, listen: str, port: int) -> str:
 
 class VirtualSshd:
     """sshd listening on `listen`:`port` inside the namespace `netns_prefix` runs in; keys and
-    configuration in `workdir` (created empty, removed on exit); always stopped on exit."""
+    configuration in `workdir` (created empty, removed on exit), its log beside it (`log_path`,
+    kept: evidence, no secret in it); always stopped on exit."""
 
     def __init__(self, netns_prefix: list[str], listen: str, workdir: Path, port: int = 22) -> None:
         self.netns_prefix = netns_prefix
@@ -81,6 +82,17 @@ class VirtualSshd:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir.with_name(self.workdir.name + ".log")
+
+    def log_tail(self, lines: int = 3) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return "no log"
+        return " | ".join(text.strip().splitlines()[-lines:]) or "nothing logged"
 
     @property
     def keys(self) -> SshdKeys:
@@ -104,14 +116,11 @@ class VirtualSshd:
             script = f'mount -t tmpfs -o mode=755 hil-sshd /run && mkdir -m 755 /run/sshd && exec {SSHD} -D -e -f "$1"'
             argv = [*self.netns_prefix, "unshare", "--mount", "sh", "-c", script, "sh", str(config)]
             self._server = ListeningServer(argv, self.netns_prefix, self.port, False,
-                                           self.workdir / "sshd.log", f"sshd ({SSHD_PACKAGE})")  # fmt: skip
+                                           self.log_path, f"sshd ({SSHD_PACKAGE})")  # fmt: skip
             self._server.start(timeout_s=10.0)
         except BaseException:
             self.stop()
             raise
-
-    def log_text(self) -> str:
-        return self._server.output() if self._server is not None else ""
 
     def stop(self) -> None:
         server, self._server = self._server, None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,3 +127,21 @@ def test_a_key_the_peer_does_not_know_is_one_error_at_start(topology: InPathTopo
 def test_a_peer_without_a_tool_is_named_at_start(peer: PeerHost) -> None:
     with pytest.raises(BenchError, match=r"lacks no-such-python"):
         probe(peer.prefix, "no-such-python", "the test's peer")
+
+
+def test_a_peer_whose_sshd_is_still_starting_is_waited_for(topology: InPathTopology, tmp_path: Path) -> None:
+    """A Hub still booting refuses the first connection: the suite tries again within its timeout."""
+    sshd = VirtualSshd(topology.exec_prefix(topology.peer_ns), MGMT[1], tmp_path / "sshd")
+    starter = threading.Timer(1.5, sshd.start)  # keys and config are made when it starts
+    keys = sshd.keys  # their paths are known before
+    starter.start()
+    try:
+        target = SshTarget(MGMT[1], identity_file=keys.identity_file, known_hosts=keys.known_hosts)
+        began = time.monotonic()
+        with SshHost(target, topology.exec_prefix(topology.pc_ns), tmp_path / "master.log") as host:
+            assert run(host.prefix, "true").returncode == 0
+        assert time.monotonic() - began >= 1.5
+        assert "Connection refused" in (tmp_path / "master.log").read_text()  # it was refused first
+    finally:
+        starter.join()
+        sshd.stop()
