@@ -176,7 +176,7 @@ def ssh_reason(output: str) -> str:
     """ssh's reason for failing, in a line or two (its host-key warning banner left out; the
     whole text stays in the master's log)."""
     lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not ln.startswith("@")]
-    return " ".join(lines[-2:])
+    return " ".join(dict.fromkeys(lines[-2:]))  # a retried attempt's same words once
 
 
 def cleanup_stale_control_dirs() -> list[Path]:

@@ -73,7 +73,9 @@ class VirtualSshd:
         self.netns_prefix = netns_prefix
         self.listen = listen
         self.port = port
-        self.workdir = workdir
+        # absolute: sshd reads its host key again in every connection's re-executed child, where a
+        # relative path no longer resolves (the connection is reset before the key exchange)
+        self.workdir = workdir.resolve()
         self._server: ListeningServer | None = None
 
     def __enter__(self) -> Self:

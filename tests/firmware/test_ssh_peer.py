@@ -145,3 +145,13 @@ def test_a_peer_whose_sshd_is_still_starting_is_waited_for(topology: InPathTopol
     finally:
         starter.join()
         sshd.stop()
+
+
+def test_a_relative_results_directory_works(
+    topology: InPathTopology, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--results-dir results/bridge` (relative, as ./suite gives it): sshd re-reads its host key in
+    every connection's child, where a relative path no longer resolves."""
+    monkeypatch.chdir(tmp_path)
+    with virtual_peer(topology, PeerConfig(ip=ADDRESSES.peer_ip, ssh=SshConfig(host=MGMT[1])), Path("rel")) as p:
+        assert run(p.prefix, "true").returncode == 0
