@@ -103,6 +103,9 @@ def test_everything_of_the_ssh_peer_is_gone_afterwards(topology: InPathTopology,
         assert run(p.prefix, "true").returncode == 0
     assert set(Path("/tmp").glob(f"{CONTROL_DIR_PREFIX}{os.getpid()}-*")) == before
     assert not (tmp_path / "sshd").exists()  # keys and configuration
+    # what stays (the master's and sshd's logs) holds no key
+    kept = [f for f in tmp_path.rglob("*") if f.is_file()]
+    assert kept and not [f for f in kept if "PRIVATE KEY" in f.read_text(errors="replace")]
     left = run(["ip", "netns", "pids", topology.peer_ns]).stdout.split()
     left += run(["ip", "netns", "pids", topology.pc_ns]).stdout.split()
     assert left == [], "the sshd or the SSH master is still running"
