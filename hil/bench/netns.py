@@ -78,7 +78,8 @@ def list_namespaces() -> list[str]:
     return [line.split()[0] for line in out.splitlines() if line.strip()]
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` still exists (one of another user counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -125,7 +126,7 @@ def cleanup_stale() -> list[str]:
     removed = []
     for ns in list_namespaces():
         m = _NAME_RE.match(ns)
-        if m and not _pid_alive(int(m.group(1))):
+        if m and not pid_alive(int(m.group(1))):
             delete_namespace(ns)
             removed.append(ns)
     return removed

@@ -34,7 +34,7 @@ _PROBE = """
 for tool in iperf3 ping "$1"; do command -v "$tool" >/dev/null 2>&1 || echo "missing=$tool"; done
 echo "iperf3=$(iperf3 --version 2>/dev/null | head -n 1)"
 echo "python=$("$1" --version 2>&1)"
-"$1" -c 'import sys; print("python_ok=%d" % (sys.version_info >= (%d, %d)))' 2>/dev/null
+"$1" -c 'import sys; print("python_ok=%d" % (sys.version_info >= {min_python}))' 2>/dev/null
 echo "kernel=$(uname -sr)"
 echo "hostname=$(uname -n)"
 """
@@ -58,7 +58,7 @@ class PeerHost:
 
 def probe(prefix: list[str], python: str, where: str) -> dict[str, str]:
     """Runs the start-up check on the peer; a BenchError naming what is missing."""
-    script = _PROBE.replace("(%d, %d)", f"{MIN_PYTHON}")
+    script = _PROBE.format(min_python=MIN_PYTHON)
     argv = [*prefix, "sh", "-c", script, "sh", python]
     try:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from hil.bench.netns import pid_alive
 from hil.bench.proc import start_logged, stop_process
 from hil.errors import BenchError
 
@@ -184,15 +185,8 @@ def cleanup_stale_control_dirs() -> list[Path]:
     removed = []
     for d in Path("/tmp").glob(f"{CONTROL_DIR_PREFIX}*"):
         pid_text = d.name.removeprefix(CONTROL_DIR_PREFIX).split("-", 1)[0]
-        if not pid_text.isdigit():
-            continue
-        try:
-            os.kill(int(pid_text), 0)
-            continue  # its run is still going
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue
+        if not pid_text.isdigit() or pid_alive(int(pid_text)):
+            continue  # not ours, or its run is still going
         shutil.rmtree(d, ignore_errors=True)
         removed.append(d)
     return removed
