@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import platform
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -26,6 +26,7 @@ from hil.bench.in_path import InPathTopology
 from hil.bench.peer_host import PeerHost
 from hil.config.sections import DutBase
 from hil.config.thresholds import ThresholdProfile
+from hil.console.dialects.base import DialectDriver
 from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
 from hil.directions import direction_name
@@ -85,11 +86,15 @@ class DutSession:
         elif self.adapter.current_config != config and not any_config:
             self.flash(config)
 
-    def bring_up(self, console: EmbeddedConsole | None, recorder: Recorder) -> FinalLine:
+    def bring_up(
+        self, driver: DialectDriver | None, recorder: Recorder, answers_at: Callable[[str], bool] | None = None
+    ) -> FinalLine:
         """flashed -> booted -> associated -> ready; returns what the DUT says it is (a DUT without
-        a console: what its kind says; its health is the traffic's, checked by the caller)."""
+        a console: what its kind says; its health is the traffic's, checked by the caller). A
+        firmware whose console does not tell its address (stock test firmware on a wired link) is
+        found at the bench file's address by `answers_at` (the PC pings it)."""
         known = self.adapter.identity()
-        if console is None or known is not None:
+        if driver is None or known is not None:
             if known is None:
                 raise BenchError(f"DUT {self.config.name}: no console and no identity from its kind")
             meter = self.adapter.cpu_meter()
@@ -97,18 +102,28 @@ class DutSession:
             self.identity, self.state = known, DutState.READY
             return known
         boot_timeout = self.config.console.boot_timeout_s
-        identity = console.identify(boot_timeout)
+        identity = driver.identify(boot_timeout)
         self.state = DutState.BOOTED
-        link = self.adapter.associate(console)
+        link = self.adapter.associate(driver)
         if link is not None:
             recorder.set_link(link.as_fields())  # recorded with every result from now on
             allure.dynamic.parameter("Wi-Fi", link.describe())
-            identity = console.identify(boot_timeout)
+            identity = driver.identify(boot_timeout)
+            if getattr(link, "ip", None) and "ip" not in identity.fields:  # a stock firmware said it joining
+                identity = FinalLine(identity.kind, identity.command, {**identity.fields, "ip": link.ip})  # type: ignore[attr-defined]
         self.state = DutState.ASSOCIATED
-        if identity.fields.get("ip") != self.config.network.dut_ip:
+        wanted = self.config.network.dut_ip
+        reported = identity.fields.get("ip")
+        if reported is None:
+            if answers_at is not None and not answers_at(wanted):
+                raise DutError(
+                    f"the DUT does not answer at the bench file's address {wanted} (its {driver.info.name} "
+                    "console does not say its address: set the firmware's address to network.dut_ip)"
+                )
+        elif reported != wanted:
             raise DutError(
-                f"the DUT reports address {identity.fields.get('ip')}, the bench file says "
-                f"{self.config.network.dut_ip} (board images take theirs at build time: FW_BOARD_IP)"
+                f"the DUT reports address {reported}, the bench file says "
+                f"{wanted} (board images take theirs at build time: FW_BOARD_IP)"
             )
         meter = self.adapter.cpu_meter()
         recorder.set_dut_cpu(meter.window if meter is not None else None)  # a DUT on the bench PC: its host share
@@ -133,6 +148,7 @@ class HilContext:
     far_end: Endpoint
     generator: Generator | None = None  # the traffic generator PC <-> far end (None: the first both speak)
     embedded_dut: object = None  # pytest-embedded's `dut` on the console port (its log is evidence)
+    dut_driver: DialectDriver | None = None  # the console's dialect driver (None: no console)
 
     @property
     def console(self) -> EmbeddedConsole:
@@ -142,6 +158,15 @@ class HilContext:
                 f"DUT {self.dut.config.name} has no console (kind {self.dut.config.kind}): this case needs one"
             )
         return self.dut_console
+
+    @property
+    def driver(self) -> DialectDriver:
+        """The DUT console's dialect driver; a case that needs it on a DUT without one is a bench error."""
+        if self.dut_driver is None:
+            raise BenchError(
+                f"DUT {self.dut.config.name} has no console (kind {self.dut.config.kind}): this case needs one"
+            )
+        return self.dut_driver
 
     @property
     def in_path(self) -> bool:
@@ -161,7 +186,7 @@ class HilContext:
     def flash_config(self, config: str) -> FinalLine:
         """Flashes another build configuration of the firmware and returns its identity."""
         self.dut.flash(config)
-        identity = self.dut.bring_up(self.console, self.recorder)
+        identity = self.dut.bring_up(self.driver, self.recorder)
         if identity.fields.get("variant") not in (config, None):
             raise DutError(f"flashed config {config!r} but the DUT reports variant {identity.fields.get('variant')!r}")
         return identity

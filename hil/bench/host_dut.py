@@ -34,6 +34,8 @@ class HostDutSpec:
     wifi_sim_psk_env: str | None = None  # the environment variable holding the simulated AP's passphrase
     # the bridge build (preset host-bridge) in the path: the taps it forwards between (`tap` is one of them)
     bridge_taps: tuple[str, str] | None = None
+    # the console personality of a stock test firmware (`--personality`): test equipment printing its formats
+    personality: str | None = None
 
     def address_args(self) -> list[str]:
         if self.wifi_sim_ssid is None:
@@ -92,6 +94,8 @@ class HostDutProcess(WatchedProcess):
         ]  # fmt: skip
         if self.spec.bridge_taps is not None:
             args += ["--bridge-taps", ",".join(self.spec.bridge_taps)]
+        if self.spec.personality is not None:
+            args += ["--personality", self.spec.personality]
         if self.line is not None:
             line = self.line
             self._proc = start_logged(

@@ -16,6 +16,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hil.config.errors import ConfigError
+from hil.console.dialects.capabilities import Dialect
 from hil.paths import PROJECT_ROOT
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -83,9 +84,14 @@ class FirmwareConfig(Strict):
 
 
 class ConsoleConfig(Strict):
+    """The DUT's console: where it is and which dialect its firmware speaks (hil.console.dialects):
+    `hil-fw` the project's firmware, `espressif-iperf` ESP-IDF's iperf example (iperf-cmd),
+    `zephyr-zperf` Zephyr's zperf sample."""
+
     port: str = "pty"  # "pty": the DUT's console owned by the bench (virtual, qemu); else a serial device
     baud: Annotated[int, Field(gt=0)] = 115200
     boot_timeout_s: Annotated[float, Field(gt=0, le=600)] = 10.0
+    dialect: Dialect = "hil-fw"
 
 
 class ProbeConfig(Strict):
@@ -253,6 +259,7 @@ class DutBase(Strict):
     IN_PATH: ClassVar[bool] = False  # the kind can sit in the path between the PC and a peer (role in_path)
     IN_PATH_MODE: ClassVar[str] = "firmware"  # in the path: "firmware" (a program bridging two taps) | "black_box"
     HAS_CONSOLE: ClassVar[bool] = True  # a console the suite drives (identity, stats, iperf, ping)
+    DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw",)  # the console dialects the kind's firmware may speak
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
     kind: str
@@ -279,6 +286,11 @@ class DutBase(Strict):
             raise ValueError(f"flasher {self.flasher!r} does not fit kind {self.kind!r} (use {' or '.join(fits)})")
         if self.LOCAL and self.console.port != "pty":
             raise ValueError(f"kind {self.kind!r} has its console on the bench's pty: console.port must be 'pty'")
+        if self.console.dialect not in self.DIALECTS:
+            raise ValueError(
+                f"console.dialect {self.console.dialect!r} does not fit kind {self.kind!r} "
+                f"(it speaks {' or '.join(self.DIALECTS)})"
+            )
         if self.role == "in_path" and not self.IN_PATH:
             raise ValueError(
                 f"kind {self.kind!r} cannot be put in the path "
@@ -343,6 +355,11 @@ class DutBase(Strict):
         management_pair(ssh.host)
 
     @property
+    def stock_firmware(self) -> bool:
+        """The DUT runs stock test firmware (Espressif's iperf example, Zephyr's zperf), not the project's."""
+        return self.console.dialect != "hil-fw"
+
+    @property
     def flasher_name(self) -> str:
         return self.flasher or self.FLASHERS[0]
 
@@ -374,3 +391,7 @@ class DutBase(Strict):
     def embedded_app_path(self) -> str | None:
         """pytest-embedded's app path (None: no project it parses)."""
         return None
+
+    def embedded_skip_autoflash(self) -> bool | None:
+        """pytest-embedded's skip_autoflash: True when the suite's adapter flashes."""
+        return self.SKIP_AUTOFLASH

@@ -18,7 +18,7 @@ from hil.config.sections import DutBase
 
 if TYPE_CHECKING:
     from hil.bench.cpu_share import CpuShareMeter
-    from hil.console.embedded_console import EmbeddedConsole
+    from hil.console.dialects.base import DialectDriver
     from hil.console.protocol import FinalLine
 
 # the PC's side of the bench: the virtual link (the DUT at its end, or in the path to a peer namespace)
@@ -60,7 +60,7 @@ class DutAdapter(Protocol):
         """What a DUT without a console is (its kind says it); None: its console says it."""
         ...
 
-    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
+    def associate(self, driver: DialectDriver) -> LinkFacts | None:
         """Joins the DUT's network when it has to (a Wi-Fi station); None when there is nothing to join."""
         ...
 

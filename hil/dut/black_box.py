@@ -11,18 +11,20 @@ from __future__ import annotations
 import hashlib
 import subprocess
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from hil.bench.in_path import InPathTopology
 from hil.bench.proc import start_logged, stop_process
 from hil.config.sections import DutBase
-from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
 from hil.dut.adapter import BenchLink, DutKind, LinkFacts
 from hil.dut.local import virtual_topology
 from hil.errors import BenchError, DutError
+
+if TYPE_CHECKING:
+    from hil.console.dialects.base import DialectDriver
 
 
 class BlackBoxConfig(DutBase):
@@ -61,7 +63,7 @@ class ConsolelessDut:
     def console_port(self) -> str:
         raise BenchError(f"DUT {self.cfg.name} is a black box: it has no console")
 
-    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
+    def associate(self, driver: DialectDriver) -> LinkFacts | None:
         return None
 
     def cpu_meter(self) -> None:

@@ -4,10 +4,13 @@ bench PC) shares: no process to watch, the flasher's log as its log, nothing to 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
 from hil.dut.adapter import LinkFacts
+
+if TYPE_CHECKING:
+    from hil.console.dialects.base import DialectDriver
 
 
 class RealBoard:
@@ -38,7 +41,7 @@ class RealBoard:
         """The console says what the DUT is."""
         return None
 
-    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
+    def associate(self, driver: DialectDriver) -> LinkFacts | None:
         """A wired board has nothing to join."""
         return None
 

@@ -14,7 +14,7 @@ from typing import ClassVar, Literal
 
 from pydantic import model_validator
 
-from hil.config.sections import DutBase, EspIdfConfig, WifiConfig
+from hil.config.sections import ESP32_PROJECT_DIR, DutBase, EspIdfConfig, WifiConfig
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.board import RealBoard
 from hil.dut.esp_idf_build import IdfBuild, load_build, project_configs, resolve_build_dir
@@ -44,9 +44,13 @@ def _ladders(project_dir: Path) -> tuple[tuple[tuple[str, int], ...], tuple[tupl
 
 class Esp32DutConfig(DutBase):
     """`kind: esp32`: an ESP32 board on Wi-Fi running firmware/esp32, flashed with esptool from
-    ESP-IDF build directories; the matrix runs once per build configuration of `esp_idf.configs`."""
+    ESP-IDF build directories; the matrix runs once per build configuration of `esp_idf.configs`.
+    With `console.dialect: espressif-iperf` it runs Espressif's own iperf example instead, built
+    in `esp_idf.project_dir` (its `build` directory), flashed by pytest-embedded-idf itself when the
+    first test opens the board (once per session: its port/app cache)."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("esptool",)
+    DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw", "espressif-iperf")
     EMBEDDED_SERVICES: ClassVar[str] = "esp,idf,serial"  # as Espressif's own tests open a chip
     SKIP_AUTOFLASH: ClassVar[bool | None] = True  # flashed once per build configuration, not per test
     PER_CONFIG_MATRIX: ClassVar[bool] = True  # as ESP-IDF's CI: each test once per sdkconfig.ci.<config>
@@ -57,18 +61,31 @@ class Esp32DutConfig(DutBase):
 
     @model_validator(mode="after")
     def _esp32(self) -> Esp32DutConfig:
-        if self.wifi is None:
+        if self.wifi is None and not self.stock_firmware:
             raise ValueError("kind 'esp32' needs wifi: the access point's ssid and psk_env")
         if self.firmware.image is not None:
             raise ValueError("kind 'esp32' is flashed from ESP-IDF build directories: give esp_idf.configs")
+        if self.stock_firmware:
+            if self.idf.project_dir == ESP32_PROJECT_DIR:
+                raise ValueError(
+                    "console.dialect espressif-iperf: esp_idf.project_dir is the example's directory "
+                    "(e.g. $IDF_PATH/examples/wifi/iperf, built there with idf.py build), not firmware/esp32"
+                )
+            if len(self.idf.configs) != 1:
+                raise ValueError("console.dialect espressif-iperf: the example has one build (one esp_idf.configs)")
         return self
+
+    def embedded_skip_autoflash(self) -> bool | None:
+        """The project's builds are flashed by the adapter (once per configuration); the stock
+        example by pytest-embedded-idf's own flashing when the first test opens the board."""
+        return not self.stock_firmware
 
     @property
     def idf(self) -> EspIdfConfig:
         return self.esp_idf or EspIdfConfig()
 
     def ladders(self) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
-        return _ladders(self.idf.project_dir)
+        return ((), ()) if self.stock_firmware else _ladders(self.idf.project_dir)
 
     @property
     def build_configs(self) -> list[str]:
@@ -112,17 +129,19 @@ class Esp32Dut(WifiStation, RealBoard):
 
     def build_for(self, config: str) -> IdfBuild:
         path = resolve_build_dir(self.idf.project_dir, self.idf.target, config)
-        return load_build(path, self.idf.target, config)
+        return load_build(path, self.idf.target, config, project_build=not self.cfg.stock_firmware)
 
     def flash(self, config: str | None = None) -> None:
         """Writes the build of a configuration and resets the chip; the Wi-Fi link is joined
-        again by the next test (associate)."""
+        again by the next test (associate). Espressif's example: its build is checked here and
+        written by pytest-embedded-idf (IdfSerial) when the first test opens the port."""
         config = config or self.default_config
         build = self.build_for(config)
         port = self.console_port
         if not os.path.exists(port):
             raise BenchError(f"DUT {self.cfg.name}: serial port {port} does not exist (board plugged in?)")
-        flash_esptool(build, port, self.idf.flash_baud, self.flash_log)
+        if not self.cfg.stock_firmware:
+            flash_esptool(build, port, self.idf.flash_baud, self.flash_log)
         self.build = build
         self.current_config = config
         self.wifi = None

@@ -85,8 +85,9 @@ def _fail(path: Path, problem: str) -> BenchError:
     return BenchError(f"ESP-IDF build {path}: {problem}")
 
 
-def load_build(path: Path, target: str, config: str) -> IdfBuild:
-    """Parses a build directory and checks it is the build of (target, config)."""
+def load_build(path: Path, target: str, config: str, project_build: bool = True) -> IdfBuild:
+    """Parses a build directory and checks it is the build of (target, config); `project_build`
+    False: a stock firmware's build (Espressif's iperf example), which names no configuration."""
     flasher_args = path / "flasher_args.json"
     if not flasher_args.is_file():
         raise _fail(path, "has no flasher_args.json (not an ESP-IDF build directory, or the build did not finish)")
@@ -102,7 +103,7 @@ def load_build(path: Path, target: str, config: str) -> IdfBuild:
     built_target = str(sdkconfig.get("IDF_TARGET", ""))
     if built_target != target:
         raise _fail(path, f"was built for target {built_target or '(none)'}, not {target}")
-    variant = str(sdkconfig.get("HIL_FW_VARIANT", ""))
+    variant = str(sdkconfig.get("HIL_FW_VARIANT", "")) if project_build else config
     if variant != config:
         raise _fail(path, f"holds configuration {variant or '(none: not this project)'!r}, not {config!r}")
     files = tuple(FlashFile(f.offset, Path(f.file_path)) for f in app.flash_files)

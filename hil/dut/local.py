@@ -10,20 +10,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hil.bench.cpu_share import CpuShareMeter, ThreadId, thread_named
 from hil.bench.host_dut import PtySerialLine
 from hil.bench.in_path import InPathTopology
 from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
-from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
 from hil.dut.adapter import BenchLink, LinkFacts
 from hil.dut.images import ImageSource
 from hil.errors import BenchError
 
 LocalTopology = VirtualTopology | InPathTopology
+
+if TYPE_CHECKING:
+    from hil.console.dialects.base import DialectDriver
 
 
 def virtual_topology(link: BenchLink, cfg: DutBase) -> LocalTopology:
@@ -136,7 +138,7 @@ class LocalDut(ABC):
         """The console says what the DUT is."""
         return None
 
-    def associate(self, console: EmbeddedConsole) -> LinkFacts | None:
+    def associate(self, driver: DialectDriver) -> LinkFacts | None:
         """A wired DUT on the virtual link has nothing to join."""
         return None
 

@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from pydantic import model_validator
+
 from hil.config.sections import DutBase, ProbeConfig
 from hil.dut.adapter import BenchLink, DutKind
 from hil.dut.board import RealBoard
@@ -22,15 +24,26 @@ PRESET_PREFIX = f"{BOARD}-"
 
 
 class Same70DutConfig(DutBase):
-    """`kind: same70`: a SAME70 Xplained board, flashed through its EDBG probe."""
+    """`kind: same70`: a SAME70 Xplained board, flashed through its EDBG probe. With
+    `console.dialect: zephyr-zperf` it runs Zephyr's zperf sample, flashed from its `zephyr.elf`
+    (`firmware.image`)."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("pyocd", "openocd")
+    DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw", "zephyr-zperf")
 
     kind: Literal["same70"]
     probe: ProbeConfig = ProbeConfig()
 
+    @model_validator(mode="after")
+    def _stock_image(self) -> Same70DutConfig:
+        if self.stock_firmware and self.firmware.image is None:
+            raise ValueError(
+                "console.dialect zephyr-zperf: give firmware.image, the zperf sample's build/zephyr/zephyr.elf"
+            )
+        return self
+
     def ladders(self) -> tuple[Ladder, Ladder]:
-        return ladders(PRESET_PREFIX)
+        return ((), ()) if self.stock_firmware else ladders(PRESET_PREFIX)
 
 
 def _board_image(config: str) -> Path:

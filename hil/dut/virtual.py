@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from pydantic import model_validator
+
 from hil.bench.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
 from hil.bench.in_path import InPathTopology
 from hil.bench.netns import TAP
@@ -24,19 +26,51 @@ from hil.paths import BUILD_HOST_SCRIPT, host_firmware
 PRESET_PREFIX = "host-"
 
 
+# the host firmware's console personalities per stock dialect (`--personality`), the first the default
+PERSONALITIES: dict[str, tuple[str, ...]] = {
+    "espressif-iperf": ("espressif-iperf-cmd", "espressif-v4"),
+    "zephyr-zperf": ("zephyr-zperf",),
+}
+
+
 class VirtualDutConfig(DutBase):
     """`kind: virtual`: the host firmware on the bench PC; `wifi:` makes it a Wi-Fi station next to
-    a simulated access point."""
+    a simulated access point. With a stock `console.dialect` it speaks that firmware's console (a
+    personality of the host firmware: test equipment printing exactly those formats over the same
+    lwIP engine); `personality` picks one when the dialect has several output formats."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("process",)
     LOCAL: ClassVar[bool] = True
     IN_PATH: ClassVar[bool] = True  # role in_path: the bridge build (preset host-bridge) between two taps
+    DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw", "espressif-iperf", "zephyr-zperf")
 
     kind: Literal["virtual"]
     wifi: WifiConfig | None = None
+    personality: Literal["espressif-iperf-cmd", "espressif-v4", "zephyr-zperf"] | None = None
+
+    @model_validator(mode="after")
+    def _personality(self) -> VirtualDutConfig:
+        fits = PERSONALITIES.get(self.console.dialect, ())
+        if self.personality is not None and self.personality not in fits:
+            raise ValueError(
+                f"personality {self.personality!r} does not speak console.dialect {self.console.dialect!r}"
+                + (f" (it has {' or '.join(fits)})" if fits else " (the project's firmware has no personality)")
+            )
+        if self.stock_firmware and (self.wifi is not None or self.role == "in_path"):
+            raise ValueError(
+                f"console.dialect {self.console.dialect!r} on the virtual bench is a wired endpoint: "
+                "no wifi:, no role in_path"
+            )
+        return self
+
+    @property
+    def personality_name(self) -> str | None:
+        """The host firmware's `--personality` (None: the project's own console)."""
+        fits = PERSONALITIES.get(self.console.dialect)
+        return (self.personality or fits[0]) if fits else None
 
     def ladders(self) -> tuple[Ladder, Ladder]:
-        return ladders(PRESET_PREFIX)
+        return ((), ()) if self.stock_firmware else ladders(PRESET_PREFIX)
 
     def check_secrets(self) -> None:
         if self.wifi is not None:
@@ -57,7 +91,7 @@ class VirtualDut(WifiStation, LocalDut):
         spec = HostDutSpec(
             image, self.topology.dut_ns, taps[0] if taps else TAP, net.dut_ip, mac=net.dut_mac,
             wifi_sim_ssid=wifi.ssid if wifi else None, wifi_sim_psk_env=wifi.psk_env if wifi else None,
-            bridge_taps=taps,
+            bridge_taps=taps, personality=self.cfg.personality_name,
         )  # fmt: skip
         self.wifi = None  # a new program has not associated
         proc = HostDutProcess(spec, self.workdir, line)

@@ -19,7 +19,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from hil.config.sections import NetworkConfig, WifiConfig
-from hil.console.embedded_console import EmbeddedConsole
+from hil.console.dialects import espressif_wifi
+from hil.console.dialects.base import DialectDriver
+from hil.console.dialects.espressif import EspressifDriver
+from hil.console.dialects.espressif_wifi import EspWifiLink
+from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
 from hil.errors import ConsoleTimeout, DutError
 
@@ -67,7 +71,7 @@ def _connected_as_wanted(final: FinalLine, wifi: WifiConfig, net: NetworkConfig)
     return all(f.get(k) == v for k, v in wanted.items())
 
 
-def status(console: EmbeddedConsole, timeout_s: float = 5.0) -> FinalLine:
+def status(console: ConsoleDriver, timeout_s: float = 5.0) -> FinalLine:
     reply = console.command("wifi status", timeout_s)
     if not reply.final.ok:
         if "unknown command" in reply.final.reason:
@@ -76,7 +80,7 @@ def status(console: EmbeddedConsole, timeout_s: float = 5.0) -> FinalLine:
     return reply.final
 
 
-def ensure_connected(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkConfig) -> WifiLink:
+def ensure_connected(console: ConsoleDriver, wifi: WifiConfig, net: NetworkConfig) -> WifiLink:
     """Joins the access point unless already joined with the bench file's SSID and address;
     tries wifi.connect_attempts times. Raises DutError naming the last reason."""
     current = status(console)
@@ -87,7 +91,7 @@ def ensure_connected(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkCon
     return connect(console, wifi, net)
 
 
-def disconnect(console: EmbeddedConsole) -> None:
+def disconnect(console: ConsoleDriver) -> None:
     """Leaves the network or ends a join under way. The firmware first ends a `wifi connect` still
     waiting for its final line ("ERR wifi connect failed: aborted ..."), then answers."""
     reply = console.command("wifi disconnect", 10)
@@ -106,7 +110,7 @@ def _still_joining(current: FinalLine, waited_s: float) -> str:
             f"{f.get('reason', '?')} ({f.get('name', '?')})")  # fmt: skip
 
 
-def connect(console: EmbeddedConsole, wifi: WifiConfig, net: NetworkConfig) -> WifiLink:
+def connect(console: ConsoleDriver, wifi: WifiConfig, net: NetworkConfig) -> WifiLink:
     """Sends `wifi connect` up to wifi.connect_attempts times; raises DutError naming the last
     reason (never the PSK)."""
     psk = wifi.psk()
@@ -146,11 +150,17 @@ class WifiStation:
     A DUT section without `wifi:` has nothing to join."""
 
     cfg: WifiDutConfig
-    wifi: WifiLink | None = None
+    wifi: WifiLink | EspWifiLink | None = None
 
-    def associate(self, console: EmbeddedConsole) -> WifiLink | None:
-        """The Wi-Fi connect step (with retries); None when the bench file gives no access point."""
+    def associate(self, driver: DialectDriver) -> WifiLink | EspWifiLink | None:
+        """The Wi-Fi connect step (with retries) in the firmware's dialect; None when the bench file
+        gives no access point. Espressif's example joins once per flash (its `sta_connect` drops
+        and rebuilds the link)."""
         if self.cfg.wifi is None:
             return None
-        self.wifi = ensure_connected(console, self.cfg.wifi, self.cfg.network)
+        if isinstance(driver, EspressifDriver):
+            if not isinstance(self.wifi, EspWifiLink):
+                self.wifi = espressif_wifi.join(driver, self.cfg.wifi, self.cfg.network)
+            return self.wifi
+        self.wifi = ensure_connected(driver.console, self.cfg.wifi, self.cfg.network)
         return self.wifi

@@ -102,6 +102,7 @@ class Recorder:
         self.jsonl = results_dir / "results.jsonl"
         self.rows: list[CaseRecord] = []
         self.link: dict[str, object] = {}  # facts of the DUT's link (Wi-Fi RSSI, channel) kept with every record
+        self.dut_facts: dict[str, object] = {}  # the DUT's state when the test began (free heap), with every record
         self.dut_cpu: Callable[[float, float], CpuShare | None] | None = None
         self.test: str | None = None  # the pytest case running now (set by the pytest layer)
         self.run_id = time.strftime("%Y%m%dT%H%M%S")
@@ -110,6 +111,10 @@ class Recorder:
     def set_link(self, facts: dict[str, object]) -> None:
         """The link as the DUT reported it when the test started (e.g. Wi-Fi RSSI and channel)."""
         self.link = dict(facts)
+
+    def set_dut_facts(self, facts: dict[str, object]) -> None:
+        """What the DUT's console told of its state when the test began (ESP-IDF: free heap)."""
+        self.dut_facts = dict(facts)
 
     def set_dut_cpu(self, window: Callable[[float, float], CpuShare | None] | None) -> None:
         """How to tell the share of a host core a DUT on the bench PC got between two times
@@ -122,6 +127,8 @@ class Recorder:
         rec.test = rec.test or self.test
         if self.link:
             rec.extra.setdefault("link", dict(self.link))
+        if self.dut_facts:
+            rec.extra.setdefault("dut", dict(self.dut_facts))
         share = self.dut_cpu(start, stop) if self.dut_cpu is not None else None
         if share is not None:
             rec.extra["dut_cpu"] = share.as_fields()

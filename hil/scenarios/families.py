@@ -82,6 +82,9 @@ class Family:
     # a BenchFault for the bench's), returned, not raised: the threshold check still runs
     verify: Callable[[CaseRecord, object], AssertionError | None] | None = None
     table: Callable[[list[CaseRecord]], str] | None = None  # the group's table (default: the sweep table)
+    # what a group needs of the DUT's console when the DUT ends the traffic, beyond its iperf
+    # (hil.console.dialects.capabilities.FEATURES): a dialect without it skips the group's points
+    dut_needs: Callable[[Group], tuple[str, ...]] = lambda g: ()
 
 
 @dataclass(frozen=True)
@@ -317,6 +320,7 @@ DATASIZE = Family(
     groups=tuple(Group("tcp", d) for d in DIRECTIONS),
     scenario=lambda g: "datasize",
     traffic=_datasize,
+    dut_needs=lambda g: ("client_amount",) if g.direction == "dut_tx" else (),  # the DUT's client sends -n
     axis=Axis(
         field="data_sizes",
         points={"quick": ("10M",), "full": ("100M", "500M")},  # thesis: 100 MB and 500 MB

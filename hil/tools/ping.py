@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
 from dataclasses import dataclass
 
 from hil.console.protocol import FinalLine
@@ -57,3 +58,14 @@ def parse_console(lines: list[str], final: FinalLine) -> PingStats:
     summary = {f"{k}_ms": final.get_float(f"{k}_ms") if received and f"{k}_ms" in final.fields else None
                for k in ("avg", "min", "max", "mdev")}  # fmt: skip
     return PingStats(final.get_int("sent"), received, rtts, **summary)
+
+
+def answers_ping(netns_prefix: list[str], ip: str, count: int = 3) -> bool:
+    """A host (a namespace's prefix) reaches `ip`: one answer of `count` pings is enough. How a DUT
+    whose console does not say its address is found at the bench file's, and how both ends learn
+    each other's link address before a measurement."""
+    argv = [*netns_prefix, "ping", "-n", "-c", str(count), "-i", "0.2", "-W", "1", ip]
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False

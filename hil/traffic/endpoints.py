@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from hil.config.sections import DEFAULT_TCP_CONGESTION
-from hil.console.embedded_console import EmbeddedConsole
+from hil.console.driver import ConsoleDriver
 from hil.errors import BenchError, DutError
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server
 from hil.tools.iperf2 import run_client as run_iperf2_client
@@ -67,6 +67,9 @@ class ReceiverReport:
     socket_drops: int = 0  # datagrams the receiving host's own socket dropped (not the path's loss)
     raw: dict[str, str] = field(default_factory=dict)
     details: dict[str, float] = field(default_factory=dict)
+    # a stock firmware's TCP server prints a rate sampled per interval: the PC client's figure for
+    # the bytes TCP delivered is the measurement, the DUT's goes to details (dut_reported_mbps)
+    sender_is_reference: bool = False
 
 
 @dataclass
@@ -244,7 +247,8 @@ class HostEndpoint:
             bandwidth=flow.rate_arg(), window=flow.window, mss=flow.mss, congestion=self.tcp_congestion,
         )  # fmt: skip
         run = run_iperf2_client(self.netns_prefix, args, timeout_s=flow.timeout_s)
-        return SenderReport(run.record.mbps, raw={f"{self.label} iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}"})
+        raw = {f"{self.label} iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}"}
+        return SenderReport(run.record.mbps, bytes=run.record.bytes, raw=raw)
 
     def abort(self) -> None:
         """A host's client and server end with their context or their process."""
@@ -290,7 +294,7 @@ class DutConsoleEndpoint:
 
     generators: tuple[Generator, ...] = ("iperf2",)
 
-    def __init__(self, name: str, console: EmbeddedConsole, ip: str) -> None:
+    def __init__(self, name: str, console: ConsoleDriver, ip: str) -> None:
         self.name = name
         self.console = console
         self.ip = ip
@@ -348,4 +352,22 @@ def run_flow(sender: Endpoint, receiver: Endpoint, flow: FlowSpec, generator: Ge
         received = rx.report(timeout_s=flow.timeout_s)
     if sent.receiver is not None and gen == "iperf3":  # the client's JSON holds the receiver's view too
         received.details = {**sent.receiver.details, **received.details}
+    if received.sender_is_reference:
+        received.mbps = sent.mbps
+        received.bytes = sent.bytes if sent.bytes is not None else received.bytes
+    if flow.proto == "udp" and received.lost is None:
+        estimate_loss_from_bytes(received, sent, flow)
     return FlowResult(sent, received, gen)
+
+
+def estimate_loss_from_bytes(received: ReceiverReport, sent: SenderReport, flow: FlowSpec) -> None:
+    """A receiver that counts no lost datagrams (Espressif's iperf server prints only its rate):
+    the datagrams the sender wrote less those the receiver's bytes hold; marked in the details
+    (`loss_from_bytes`), as the receiver's bytes are its rate x time (to two decimals)."""
+    length = flow.length or 1470
+    if received.bytes is None or not sent.bytes:
+        return
+    datagrams = sent.bytes // length
+    arrived = min(datagrams, round(received.bytes / length))
+    received.datagrams, received.lost = datagrams, datagrams - arrived
+    received.details["loss_from_bytes"] = 1.0

@@ -22,7 +22,7 @@ from hil.tools.sizes import parse_iperf_size
 from hil.traffic.endpoints import HostEndpoint
 from hil.traffic.roles import BidirResult, run_bidir, run_bidir_hosts
 
-pytestmark = [pytest.mark.hil, pytest.mark.bidir]
+pytestmark = [pytest.mark.hil, pytest.mark.bidir, pytest.mark.dut_needs("concurrent")]
 
 UDP_LEN = 1470
 AMOUNT_SHARE_OF_THEORY = 0.5  # a -n test's expected length: its bytes at half the link's goodput

@@ -10,13 +10,14 @@ import pytest
 
 from fixtures.options import DUT_KEY
 from hil.checks import criteria
+from hil.console.dialects.capabilities import dialect_info
 from hil.scenarios.families import mss_table
 from hil.scenarios.sweep import Point, attach_text, check, measure
 from hil.session import HilContext
 from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 
-pytestmark = [pytest.mark.hil, pytest.mark.mss, pytest.mark.dut_endpoint]
+pytestmark = [pytest.mark.hil, pytest.mark.mss, pytest.mark.dut_endpoint, pytest.mark.dut_needs("builds")]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -26,7 +27,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         dut = metafunc.config.stash[DUT_KEY]
         builds = dut.ladders()[1]
         if not builds:  # said in the report, not pytest's "empty parameter set"
-            why = f"DUT kind {dut.kind!r} declares no TCP_MSS builds to flash"
+            why = dialect_info(dut.console.dialect).not_applicable(frozenset({"builds"})) or (
+                f"DUT kind {dut.kind!r} declares no TCP_MSS builds to flash"
+            )
             metafunc.parametrize("mss_step", [pytest.param(None, marks=pytest.mark.skip(reason=why))], ids=["mss_dut"])
             return
         steps = [(c, m, d) for c, m in builds for d in ("dut_rx", "dut_tx")]

@@ -19,6 +19,7 @@ import pytest
 
 from fixtures.options import DUT_KEY
 from hil.checks import BELOW_THRESHOLD, criteria, trend_violations
+from hil.console.dialects.capabilities import dialect_info
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import limit_line, sweep_chart
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
@@ -26,7 +27,7 @@ from hil.session import HilContext, NoDelayLine
 from hil.theory import window_limited_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 
-pytestmark = [pytest.mark.hil, pytest.mark.window, pytest.mark.dut_endpoint]
+pytestmark = [pytest.mark.hil, pytest.mark.window, pytest.mark.dut_endpoint, pytest.mark.dut_needs("builds")]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -36,7 +37,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         dut = metafunc.config.stash[DUT_KEY]
         steps = dut.ladders()[0]
         if not steps:  # said in the report, not pytest's "empty parameter set"
-            why = f"DUT kind {dut.kind!r} declares no TCP_WND builds to flash"
+            why = dialect_info(dut.console.dialect).not_applicable(frozenset({"builds"})) or (
+                f"DUT kind {dut.kind!r} declares no TCP_WND builds to flash"
+            )
             metafunc.parametrize("window_step", [pytest.param(None, marks=pytest.mark.skip(reason=why))],
                                  ids=["window_dut"])  # fmt: skip
             return

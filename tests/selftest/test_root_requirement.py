@@ -14,6 +14,9 @@ class FakeItem:
     def get_closest_marker(self, name: str) -> object:
         return object() if name == self.marker else None
 
+    def iter_markers(self, name: str) -> list[object]:
+        return []
+
 
 class FakeConfig:
     def __init__(self, dut: DutBase | None = None) -> None:

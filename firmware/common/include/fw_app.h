@@ -47,6 +47,26 @@ void fw_app_set_report(const struct fw_app_report *report);
 /** The port's report, or NULL. */
 const struct fw_app_report *fw_app_report(void);
 
+/**
+ * A console personality: the host firmware speaking a stock test firmware's console (Espressif's
+ * iperf example, Zephyr's zperf) over the same engines - test equipment for the suite's dialect
+ * drivers. Its modules replace the common ones (commands and polls); a port's commands are left
+ * out (the stock firmware has none of them), a port's polls still run.
+ */
+struct fw_personality {
+    const char *name;
+    const struct fw_module *const *modules;
+    size_t module_count;
+    const struct fw_console_style *console;
+    void (*banner)(void); /* what the firmware prints at boot (no BOOT line) */
+};
+
+/** Sets the personality (kept by pointer; NULL: the project's own console). Call before fw_app_init. */
+void fw_app_set_personality(const struct fw_personality *personality);
+
+/** The netif the application runs on (after fw_app_init). */
+struct netif *fw_app_netif(void);
+
 /** Starts the application once lwIP and the netif are up; prints the boot banner. */
 void fw_app_init(struct netif *netif);
 

@@ -22,8 +22,28 @@ struct fw_cmd {
     fw_cmd_fn fn;
 };
 
+/**
+ * How a stock firmware's shell behaves (a console personality, test equipment): the prompt it
+ * prints after each command, whether it echoes the line, and what it says of an unknown command.
+ */
+struct fw_console_style {
+    const char *prompt;                /* printed at start and after each line (no line end); NULL: none */
+    bool echo;                         /* the line is printed back (with "\r\n") before it runs */
+    void (*unknown)(const char *name); /* an unknown command; NULL: "ERR <cmd> unknown command" */
+};
+
 /** Installs the command table (kept by pointer) and resets the line state. */
 void fw_console_init(const struct fw_cmd *cmds, size_t count);
+
+/** Sets the console's style (kept by pointer; NULL: the project's protocol, no prompt, no echo). */
+void fw_console_set_style(const struct fw_console_style *style);
+
+/** Prints the style's prompt, if any (after a command whose output ends later, e.g. at boot). */
+void fw_console_prompt(void);
+
+/** The running command blocks the shell (a synchronous zperf upload): its prompt comes later,
+ * printed with fw_console_prompt when it ends. */
+void fw_console_hold_prompt(void);
 
 /** Feeds received bytes; complete lines are dispatched before this returns. */
 void fw_console_feed(const char *data, size_t len);

@@ -17,6 +17,17 @@
 
 static struct netif *app_netif;
 static const struct fw_app_report *port_report;
+static const struct fw_personality *personality;
+
+void fw_app_set_personality(const struct fw_personality *p)
+{
+    personality = p;
+}
+
+struct netif *fw_app_netif(void)
+{
+    return app_netif;
+}
 
 void fw_app_set_report(const struct fw_app_report *report)
 {
@@ -180,6 +191,9 @@ bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count)
 
 static void table_append(const struct fw_cmd *cmds, size_t n)
 {
+    if (n == 0) {
+        return;
+    }
     if (n > FW_APP_MAX_COMMANDS - command_count) {
         n = FW_APP_MAX_COMMANDS - command_count; /* the common modules alone overflow (help shows it) */
     }
@@ -187,10 +201,37 @@ static void table_append(const struct fw_cmd *cmds, size_t n)
     command_count += n;
 }
 
+/* The modules whose commands and polls run: the personality's, or the common ones. */
+static size_t module_count(void)
+{
+    return personality != NULL ? personality->module_count : fw_common_module_count;
+}
+
+static const struct fw_module *module_at(size_t i)
+{
+    return personality != NULL ? personality->modules[i] : fw_common_modules[i];
+}
+
+static void personality_init(void)
+{
+    command_count = 0;
+    for (size_t m = 0; m < personality->module_count; m++) {
+        table_append(personality->modules[m]->cmds, personality->modules[m]->cmd_count);
+    }
+    fw_console_init(commands, command_count);
+    fw_console_set_style(personality->console);
+    personality->banner();
+    fw_console_prompt();
+}
+
 void fw_app_init(struct netif *netif)
 {
     app_netif = netif;
     fw_test_slots_reset();
+    if (personality != NULL) {
+        personality_init();
+        return;
+    }
     command_count = 0;
     table_append(app_cmds, APP_CMD_COUNT);
     for (size_t m = 0; m < fw_common_module_count; m++) {
@@ -209,16 +250,16 @@ void fw_app_console_input(const char *data, size_t len)
     fw_console_feed(data, len);
 }
 
-/* Every module with periodic work: the common ones in order, then the ports'. */
+/* Every module with periodic work: the common (or the personality's) ones in order, then the ports'. */
 static const struct fw_module *polled_module(size_t i)
 {
-    return i < fw_common_module_count ? fw_common_modules[i] : port_polls[i - fw_common_module_count];
+    return i < module_count() ? module_at(i) : port_polls[i - module_count()];
 }
 
 void fw_app_poll(void)
 {
     uint64_t now = fw_platform_time_us();
-    for (size_t i = 0; i < fw_common_module_count + port_poll_count; i++) {
+    for (size_t i = 0; i < module_count() + port_poll_count; i++) {
         const struct fw_module *m = polled_module(i);
         if (m->poll != NULL) {
             m->poll(now);
@@ -229,7 +270,7 @@ void fw_app_poll(void)
 uint64_t fw_app_poll_delay_us(void)
 {
     uint64_t next = UINT64_MAX;
-    for (size_t i = 0; i < fw_common_module_count + port_poll_count; i++) {
+    for (size_t i = 0; i < module_count() + port_poll_count; i++) {
         const struct fw_module *m = polled_module(i);
         if (m->next_deadline_us != NULL) {
             uint64_t t = m->next_deadline_us();

@@ -17,6 +17,26 @@ static struct {
     bool last_was_cr;
 } con;
 
+static const struct fw_console_style *style;
+static bool prompt_held;
+
+void fw_console_hold_prompt(void)
+{
+    prompt_held = true;
+}
+
+void fw_console_set_style(const struct fw_console_style *s)
+{
+    style = s;
+}
+
+void fw_console_prompt(void)
+{
+    if (style != NULL && style->prompt != NULL) {
+        fw_printf("%s", style->prompt);
+    }
+}
+
 void fw_console_init(const struct fw_cmd *cmds, size_t count)
 {
     memset(&con, 0, sizeof con);
@@ -83,6 +103,9 @@ static void dispatch(void)
         fw_err(first_token(name, sizeof name), "invalid character 0x%02x", con.bad_char);
         return;
     }
+    if (style != NULL && style->echo) {
+        fw_printf("%s\r\n", con.line);
+    }
     char *argv[FW_CONSOLE_MAX_ARGS];
     int argc = fw_console_tokenize(con.line, argv, FW_CONSOLE_MAX_ARGS);
     if (argc == 0) {
@@ -98,6 +121,10 @@ static void dispatch(void)
             return;
         }
     }
+    if (style != NULL && style->unknown != NULL) {
+        style->unknown(argv[0]);
+        return;
+    }
     fw_err(argv[0], "unknown command (try help)");
 }
 
@@ -106,6 +133,10 @@ static void end_line(void)
     dispatch();
     con.len = 0;
     con.fault = LINE_OK;
+    if (!prompt_held) {
+        fw_console_prompt();
+    }
+    prompt_held = false;
 }
 
 void fw_console_feed(const char *data, size_t len)

@@ -21,12 +21,16 @@ bool fw_test_claim(const char *cmd, const char *name, const char *group)
         if (slots[i].name == NULL) {
             free_slot = free_slot < 0 ? i : free_slot;
         } else if (strcmp(slots[i].group, group) != 0 || strcmp(slots[i].name, name) == 0) {
-            fw_err(cmd, "busy: %s running (abort it with %s -a)", slots[i].name, slots[i].group);
+            if (cmd != NULL) {
+                fw_err(cmd, "busy: %s running (abort it with %s -a)", slots[i].name, slots[i].group);
+            }
             return false;
         }
     }
     if (free_slot < 0) {
-        fw_err(cmd, "busy: %s and %s running", slots[0].name, slots[1].name);
+        if (cmd != NULL) {
+            fw_err(cmd, "busy: %s and %s running", slots[0].name, slots[1].name);
+        }
         return false;
     }
     slots[free_slot].name = name;

@@ -67,7 +67,7 @@ static void finish(const char *status)
 /* The end of a test the client took part in: a client that sent its FIN gets answers to repeats. */
 static void end_test(const char *status)
 {
-    if (us.rx.finished && us.upcb != NULL) {
+    if (us.rx.finished && us.upcb != NULL && !us.run.cfg.silent_server) {
         linger_stop();
         us.linger_pcb = us.upcb;
         us.upcb = NULL;
@@ -109,7 +109,9 @@ static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_add
     /* FIN: answer with the server report, then end the test */
     struct iperf_server_report rep;
     iperf_udp_rx_report(&us.rx, &rep);
-    send_server_reply(pcb, us.rx.fin_hdr, &rep, addr, port);
+    if (!us.run.cfg.silent_server) {
+        send_server_reply(pcb, us.rx.fin_hdr, &rep, addr, port);
+    }
     us.run.result.end_us = now;
     end_test("ok");
 }

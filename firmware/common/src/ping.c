@@ -90,38 +90,43 @@ struct ping_slot {
 static struct {
     bool active;
     struct ping_config cfg;
+    const struct ping_printer *out;
     struct raw_pcb *pcb;
     ip_addr_t target;
     uint16_t seq;
     uint32_t sent;
     struct rtt_stats rtt; /* rtt.count: replies received */
+    uint64_t first_send_us;
     uint64_t next_send_us;
     uint64_t last_send_us;
+    bool last_answered;
     struct ping_slot slots[FW_PING_SLOTS];
 } pg;
 
 static void ping_finish(const char *status)
 {
-    char t[IP4ADDR_STRLEN_MAX];
-    char pct[24];
-    char mn[24];
-    char av[24];
-    char mx[24];
-    char md[24];
-    uint32_t lost = pg.sent - pg.rtt.count;
-    uint64_t ppm = pg.sent ? (uint64_t)lost * 1000000u / pg.sent : 0;
-    ip4addr_ntoa_r(ip_2_ip4(&pg.target), t, sizeof t);
-    fw_printf("RESULT ping status=%s target=%s size=%" PRIu32 " sent=%" PRIu32 " received=%" PRIu32
-              " loss_pct=%s min_ms=%s avg_ms=%s max_ms=%s mdev_ms=%s\r\n",
-              status, t, pg.cfg.size, pg.sent, pg.rtt.count, fw_fmt_ppm_pct(pct, sizeof pct, ppm),
-              fw_fmt_ms(mn, sizeof mn, pg.rtt.min_us), fw_fmt_ms(av, sizeof av, rtt_stats_mean_us(&pg.rtt)),
-              fw_fmt_ms(mx, sizeof mx, pg.rtt.max_us), fw_fmt_ms(md, sizeof md, rtt_stats_mdev_us(&pg.rtt)));
+    struct ping_summary sum = {
+        .status = status,
+        .target = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pg.target))),
+        .size = pg.cfg.size,
+        .sent = pg.sent,
+        .received = pg.rtt.count,
+        .min_us = pg.rtt.min_us,
+        .mean_us = rtt_stats_mean_us(&pg.rtt),
+        .max_us = pg.rtt.max_us,
+        .mdev_us = rtt_stats_mdev_us(&pg.rtt),
+        .elapsed_us = pg.sent ? fw_platform_time_us() - pg.first_send_us : 0,
+        .last_answered = pg.last_answered,
+    };
     if (pg.pcb != NULL) {
         raw_remove(pg.pcb);
         pg.pcb = NULL;
     }
     pg.active = false;
     fw_test_release("ping");
+    if (pg.out->finish != NULL) {
+        pg.out->finish(&sum);
+    }
 }
 
 static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_addr_t *addr)
@@ -145,12 +150,12 @@ static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_a
         s->pending = false;
         uint64_t rtt = now - s->sent_us;
         rtt_stats_add(&pg.rtt, rtt);
-        if (!pg.cfg.quiet) {
-            char a[IP4ADDR_STRLEN_MAX];
-            char ms[24];
-            ip4addr_ntoa_r(ip_2_ip4(addr), a, sizeof a);
-            fw_printf("%u bytes from %s: icmp_seq=%u ttl=%u time=%s ms\r\n", (unsigned)(p->tot_len - hlen), a,
-                      (unsigned)seq, (unsigned)IPH_TTL(&iph), fw_fmt_ms(ms, sizeof ms, rtt));
+        if (seq == pg.seq && pg.sent == pg.cfg.count) {
+            pg.last_answered = true;
+        }
+        if (!pg.cfg.quiet && pg.out->reply != NULL) {
+            pg.out->reply((uint32_t)(p->tot_len - hlen), lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(addr))), seq,
+                          (uint8_t)IPH_TTL(&iph), rtt);
         }
         if (pg.cfg.interval_ms == 0) {
             pg.next_send_us = now; /* flood style: next request right away */
@@ -160,18 +165,28 @@ static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_a
     return 1;
 }
 
+static void report_timeout(uint16_t seq)
+{
+    if (!pg.cfg.quiet && pg.out->timeout != NULL) {
+        pg.out->timeout(lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pg.target))), seq);
+    }
+}
+
 static void ping_send(uint64_t now)
 {
     u16_t len = (u16_t)(sizeof(struct icmp_echo_hdr) + pg.cfg.size);
     struct pbuf *p = pbuf_alloc(PBUF_IP, len, PBUF_RAM);
     pg.seq++;
     struct ping_slot *s = &pg.slots[pg.seq % FW_PING_SLOTS];
-    if (s->pending && !pg.cfg.quiet) {
-        fw_printf("Request timeout for icmp_seq=%u\r\n", (unsigned)s->seq);
+    if (s->pending) {
+        report_timeout(s->seq);
     }
     s->seq = pg.seq;
     s->sent_us = now;
     s->pending = true;
+    if (pg.sent == 0) {
+        pg.first_send_us = now;
+    }
     pg.sent++;
     pg.last_send_us = now;
     if (p == NULL) {
@@ -192,6 +207,91 @@ static void ping_send(uint64_t now)
     pbuf_free(p);
 }
 
+bool ping_start(const struct ping_config *cfg, const struct ping_printer *out, char *err, unsigned err_size)
+{
+    if (!fw_test_claim(NULL, "ping", "ping")) {
+        snprintf(err, err_size, "a test is running");
+        return false;
+    }
+    memset(&pg, 0, sizeof pg);
+    pg.cfg = *cfg;
+    pg.out = out;
+    ip_addr_set_ip4_u32(&pg.target, lwip_htonl(cfg->target));
+    pg.pcb = raw_new(IP_PROTO_ICMP);
+    if (pg.pcb == NULL) {
+        snprintf(err, err_size, "out of RAW PCBs");
+        fw_test_release("ping");
+        return false;
+    }
+    raw_recv(pg.pcb, ping_recv, NULL);
+    raw_bind(pg.pcb, IP_ADDR_ANY);
+    pg.active = true;
+    if (out->start != NULL) {
+        out->start(cfg);
+    }
+    pg.next_send_us = fw_platform_time_us();
+    return true;
+}
+
+bool ping_abort(void)
+{
+    if (!pg.active) {
+        return false;
+    }
+    ping_finish("aborted");
+    return true;
+}
+
+/* ---- The project's `ping` command ------------------------------------------------------------ */
+
+static void fw_ping_start(const struct ping_config *cfg)
+{
+    char t[IP4ADDR_STRLEN_MAX];
+    ip4_addr_t a;
+    ip4_addr_set_u32(&a, lwip_htonl(cfg->target));
+    ip4addr_ntoa_r(&a, t, sizeof t);
+    fw_printf("PING %s: %" PRIu32 " data bytes\r\n", t, cfg->size);
+}
+
+static void fw_ping_reply(uint32_t bytes, uint32_t from, uint16_t seq, uint8_t ttl, uint64_t rtt_us)
+{
+    char a[IP4ADDR_STRLEN_MAX];
+    char ms[24];
+    ip4_addr_t addr;
+    ip4_addr_set_u32(&addr, lwip_htonl(from));
+    ip4addr_ntoa_r(&addr, a, sizeof a);
+    fw_printf("%" PRIu32 " bytes from %s: icmp_seq=%u ttl=%u time=%s ms\r\n", bytes, a, (unsigned)seq, (unsigned)ttl,
+              fw_fmt_ms(ms, sizeof ms, rtt_us));
+}
+
+static void fw_ping_timeout(uint32_t target, uint16_t seq)
+{
+    (void)target;
+    fw_printf("Request timeout for icmp_seq=%u\r\n", (unsigned)seq);
+}
+
+static void fw_ping_finish(const struct ping_summary *sum)
+{
+    char t[IP4ADDR_STRLEN_MAX];
+    char pct[24];
+    char mn[24];
+    char av[24];
+    char mx[24];
+    char md[24];
+    ip4_addr_t a;
+    ip4_addr_set_u32(&a, lwip_htonl(sum->target));
+    ip4addr_ntoa_r(&a, t, sizeof t);
+    uint32_t lost = sum->sent - sum->received;
+    uint64_t ppm = sum->sent ? (uint64_t)lost * 1000000u / sum->sent : 0;
+    fw_printf("RESULT ping status=%s target=%s size=%" PRIu32 " sent=%" PRIu32 " received=%" PRIu32
+              " loss_pct=%s min_ms=%s avg_ms=%s max_ms=%s mdev_ms=%s\r\n",
+              sum->status, t, sum->size, sum->sent, sum->received, fw_fmt_ppm_pct(pct, sizeof pct, ppm),
+              fw_fmt_ms(mn, sizeof mn, sum->min_us), fw_fmt_ms(av, sizeof av, sum->mean_us),
+              fw_fmt_ms(mx, sizeof mx, sum->max_us), fw_fmt_ms(md, sizeof md, sum->mdev_us));
+}
+
+static const struct ping_printer fw_ping_printer = {fw_ping_start, fw_ping_reply, fw_ping_timeout, fw_ping_finish};
+
 static void ping_command(int argc, char **argv)
 {
     struct ping_config cfg;
@@ -201,31 +301,17 @@ static void ping_command(int argc, char **argv)
         return;
     }
     if (cfg.abort) {
-        if (pg.active) {
-            ping_finish("aborted");
-        }
+        ping_abort();
         fw_printf("RESULT ping action=abort\r\n");
         return;
     }
     if (!fw_test_claim(CMD, "ping", "ping")) {
         return;
     }
-    memset(&pg, 0, sizeof pg);
-    pg.cfg = cfg;
-    ip_addr_set_ip4_u32(&pg.target, lwip_htonl(cfg.target));
-    pg.pcb = raw_new(IP_PROTO_ICMP);
-    if (pg.pcb == NULL) {
-        fw_err(CMD, "out of RAW PCBs");
-        fw_test_release("ping");
-        return;
+    fw_test_release("ping"); /* claimed again by ping_start: the check above printed the protocol's ERR */
+    if (!ping_start(&cfg, &fw_ping_printer, err, sizeof err)) {
+        fw_err(CMD, "%s", err);
     }
-    raw_recv(pg.pcb, ping_recv, NULL);
-    raw_bind(pg.pcb, IP_ADDR_ANY);
-    pg.active = true;
-    char t[IP4ADDR_STRLEN_MAX];
-    ip4addr_ntoa_r(ip_2_ip4(&pg.target), t, sizeof t);
-    fw_printf("PING %s: %" PRIu32 " data bytes\r\n", t, cfg.size);
-    pg.next_send_us = fw_platform_time_us();
 }
 
 static bool all_answered(void)
@@ -257,8 +343,8 @@ static void ping_poll(uint64_t now)
     }
     if (all_answered() || now - pg.last_send_us >= (uint64_t)pg.cfg.timeout_ms * 1000u) {
         for (unsigned i = 0; i < FW_PING_SLOTS; i++) {
-            if (pg.slots[i].pending && !pg.cfg.quiet) {
-                fw_printf("Request timeout for icmp_seq=%u\r\n", (unsigned)pg.slots[i].seq);
+            if (pg.slots[i].pending) {
+                report_timeout(pg.slots[i].seq);
             }
         }
         ping_finish("ok");
@@ -282,3 +368,5 @@ static const struct fw_cmd ping_cmds[] = {
 };
 
 const struct fw_module ping_module = {ping_cmds, sizeof ping_cmds / sizeof ping_cmds[0], ping_poll, ping_next_deadline_us};
+
+const struct fw_module ping_engine = {NULL, 0, ping_poll, ping_next_deadline_us};

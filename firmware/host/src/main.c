@@ -25,6 +25,7 @@
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
+#include "personality.h"
 #include "tapif.h"
 #ifdef FW_BRIDGE
 #include "host_bridge.h"
@@ -71,7 +72,10 @@ static void usage(FILE *out)
             "                      simulated AP with this SSID; the address then comes from `wifi connect`\n"
             "                      (no --ip) and nothing passes until the station has associated\n"
             "  --wifi-sim-psk-env VAR  the simulated AP's passphrase is in environment variable VAR\n"
-            "                      (default: an open network)\n");
+            "                      (default: an open network)\n"
+            "  --personality NAME  speak a stock test firmware's console instead of the project's (test\n"
+            "                      equipment for the suite's console dialects): %s\n",
+            personality_names());
 }
 
 static int fail(const char *fmt, const char *arg)
@@ -192,7 +196,7 @@ int main(int argc, char **argv)
         {"mac", required_argument, NULL, 'm'},    {"console", required_argument, NULL, 'c'},
         {"pty-link", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
         {"wifi-sim-ssid", required_argument, NULL, 'w'}, {"wifi-sim-psk-env", required_argument, NULL, 'p'},
-        {"bridge-taps", required_argument, NULL, 'b'},
+        {"bridge-taps", required_argument, NULL, 'b'}, {"personality", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     const char *tap = NULL;
@@ -208,6 +212,7 @@ int main(int argc, char **argv)
     static struct tapif taps[HOST_MAX_TAPS];
     size_t tap_count = 0;
     const char *bridge_taps = NULL;
+    const struct fw_personality *personality = NULL;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -234,6 +239,12 @@ int main(int argc, char **argv)
         case 'w': sim_ssid = optarg; break;
         case 'p': sim_psk_env = optarg; break;
         case 'b': bridge_taps = optarg; break;
+        case 'P':
+            if ((personality = personality_find(optarg)) == NULL) {
+                fprintf(stderr, "hil-fw-host: bad --personality %s (one of: %s)\n", optarg, personality_names());
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: return fail("unknown or incomplete option %s", argv[optind - 1]);
         }
@@ -264,6 +275,9 @@ int main(int argc, char **argv)
     if (sim_ssid == NULL && !have_ip) return fail("%s", "--ip is required");
     if (sim_ssid != NULL && have_ip) return fail("%s", "--ip does not go with --wifi-sim-ssid: the address comes from `wifi connect`");
     if (sim_psk_env != NULL && sim_ssid == NULL) return fail("%s", "--wifi-sim-psk-env needs --wifi-sim-ssid");
+    if (personality != NULL && (sim_ssid != NULL || bridge_taps != NULL)) {
+        return fail("%s", "--personality is a wired endpoint: not with --wifi-sim-ssid or --bridge-taps");
+    }
     const char *sim_psk = "";
     if (sim_psk_env != NULL && (sim_psk = getenv(sim_psk_env)) == NULL) return fail("--wifi-sim-psk-env: %s is not set", sim_psk_env);
     if (sim_ssid != NULL && !fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT)) {
@@ -329,6 +343,7 @@ int main(int argc, char **argv)
                 sim_psk_env != NULL ? sim_psk_env : "the passphrase");
         return 2;
     }
+    fw_app_set_personality(personality);
     fw_app_init(app_netif);
 
     /* the taps first, the console last */

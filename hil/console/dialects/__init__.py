@@ -1,0 +1,2 @@
+"""Console dialects: the firmwares a DUT's console may speak (the project's `hil-fw`, Espressif's
+iperf example, Zephyr's zperf), what each can do, their output parsers and their drivers."""

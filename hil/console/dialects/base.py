@@ -1,0 +1,86 @@
+"""What the suite asks of a DUT's console, whichever dialect it speaks (hil.console.dialects): who
+the DUT is, the DUT-console traffic endpoint, a ping towards the PC, stopping what still runs,
+and the facts worth recording with every result (free heap). One driver per dialect implements it
+over the same line console (hil.console.driver)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from hil.console.dialects.capabilities import DialectInfo
+from hil.console.driver import ConsoleDriver
+from hil.console.protocol import FinalLine
+from hil.errors import ConsoleTimeout
+from hil.tools.ping import PingStats
+from hil.traffic.endpoints import Endpoint
+
+
+class DialectDriver(Protocol):
+    info: DialectInfo
+    console: ConsoleDriver
+
+    def identify(self, timeout_s: float) -> FinalLine:
+        """Waits until the firmware answers and says what it is (`fields`: name, version, and `ip`
+        when the console tells the DUT's address)."""
+        ...
+
+    def endpoint(self, name: str, ip: str) -> Endpoint:
+        """The DUT's own iperf as a traffic endpoint."""
+        ...
+
+    def ping_missing(self) -> str | None:
+        """Why the DUT cannot ping the PC (None: it can)."""
+        ...
+
+    def ping(self, target: str, count: int, interval_s: float, timeout_s: float) -> tuple[PingStats, str]:
+        """The DUT pings `target`: the statistics and the console's text."""
+        ...
+
+    def flood_ping(self, target: str, count: int, size: int, timeout_s: float) -> tuple[PingStats, str]:
+        """Requests sent on each reply, replies not printed (dialects with `ping_flood` only)."""
+        ...
+
+    def abort_running(self) -> None:
+        """Stops whatever an earlier test left running on the DUT."""
+        ...
+
+    def snapshot(self) -> str | None:
+        """The DUT's own counters as text, before and after a test (None: the dialect has none)."""
+        ...
+
+    def facts(self) -> dict[str, object]:
+        """Numbers recorded with every result (ESP-IDF: free and minimum free heap)."""
+        ...
+
+
+def collect(
+    console: ConsoleDriver, done: Callable[[list[str]], bool], timeout_s: float, what: str,
+    lines: list[str] | None = None,
+) -> list[str]:  # fmt: skip
+    """Reads lines until `done(lines)`; a DUT that never gets there within timeout_s is a
+    ConsoleTimeout naming `what` and the last lines it printed."""
+    seen = lines if lines is not None else []
+    deadline = time.monotonic() + timeout_s
+    while not done(seen):
+        remaining = deadline - time.monotonic()
+        line = console.next_line(max(0.0, remaining), what) if remaining > 0 else None
+        if line is None:
+            tail = " | ".join(x.strip() for x in seen[-3:]) or "no output"
+            raise ConsoleTimeout(f"DUT did not finish {what} within {timeout_s:g} s ({tail})")
+        seen.append(line)
+    return seen
+
+
+def quiet_read(console: ConsoleDriver, quiet_s: float, limit_s: float, done: Callable[[list[str]], bool]) -> list[str]:
+    """Reads until `done(lines)`, or the console has been quiet for quiet_s, or limit_s passed (a
+    command whose output has no last line of its own, e.g. `help`)."""
+    lines: list[str] = []
+    deadline = time.monotonic() + limit_s
+    while not done(lines) and (remaining := deadline - time.monotonic()) > 0:
+        line = console.next_line(min(quiet_s, remaining))
+        if line is None:
+            break
+        lines.append(line)
+    return lines
