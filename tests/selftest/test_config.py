@@ -5,6 +5,7 @@ import pytest
 from hil.config.bench import DEFAULT_BENCH_FILE, SecretRef, load_bench
 from hil.config.errors import ConfigError
 from hil.config.thresholds import load_thresholds, profile_path
+from hil.console.dialects.capabilities import dialect_info
 from hil.scenarios.families import sweep_points
 from hil.scenarios.profiles import PROFILES
 from hil.traffic.streams import load_profile
@@ -270,3 +271,84 @@ def test_a_cabled_black_box_on_a_two_nic_bench_loads():
     with tempfile.TemporaryDirectory() as d:
         dut = load_bench(write(Path(d), text)).duts[0]
     assert dut.in_path and not dut.local and not dut.HAS_CONSOLE and dut.peer.netns == "nic2"
+
+
+@pytest.mark.parametrize(
+    ("dut", "message"),
+    [
+        (
+            "kind: qemu\n    console: {dialect: zephyr-zperf}",
+            "console.dialect 'zephyr-zperf' does not fit kind 'qemu' (it speaks hil-fw)",
+        ),
+        ("kind: virtual\n    console: {dialect: zperf}", "console.dialect: Input should be 'hil-fw'"),
+        (
+            "kind: virtual\n    console: {dialect: zephyr-zperf}\n    personality: espressif-v4",
+            "personality 'espressif-v4' does not speak console.dialect 'zephyr-zperf' (it has zephyr-zperf)",
+        ),
+        ("kind: virtual\n    personality: zephyr-zperf", "the project's firmware has no personality"),
+        (
+            "kind: same70\n    console: {port: /dev/ttyACM0, dialect: zephyr-zperf}\n    link: {shaping: false}",
+            "console.dialect zephyr-zperf: give firmware.image, the zperf sample's build/zephyr/zephyr.elf",
+        ),
+        (
+            "kind: esp32\n    console: {port: /dev/ttyUSB0, dialect: espressif-iperf}\n    link: {shaping: false}",
+            "esp_idf.project_dir is the example's directory",
+        ),
+        (
+            "kind: esp32\n    console: {port: /dev/ttyUSB0, dialect: zephyr-zperf}\n    link: {shaping: false}",
+            "does not fit kind 'esp32' (it speaks hil-fw or espressif-iperf)",
+        ),
+    ],
+)
+def test_a_dialect_must_fit_the_kind(tmp_path, dut, message):
+    text = f"duts:\n  - name: d\n    {dut}\n    thresholds: x\n"
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        load_bench(write(tmp_path, text))
+
+
+@pytest.mark.parametrize(
+    ("bench", "dialect", "personality"),
+    [
+        ("virtual-espressif", "espressif-iperf", "espressif-iperf-cmd"),
+        ("virtual-zperf", "zephyr-zperf", "zephyr-zperf"),
+        ("esp32-iperf-example", "espressif-iperf", None),
+        ("same70-zperf", "zephyr-zperf", None),
+    ],
+)
+def test_the_stock_bench_files_load(bench, dialect, personality):
+    dut = load_bench(Path("bench") / f"{bench}.yaml").duts[0]
+    assert dut.console.dialect == dialect and dut.stock_firmware
+    assert getattr(dut, "personality_name", None) == personality
+    assert dut.ladders() == ((), ())  # a stock image has no TCP_WND / TCP_MSS builds
+
+
+def endpoint_cases(profile_name: str, dialect: str) -> list[tuple[str, str]]:
+    """Every (scenario, case) a DUT that ends the traffic records under a run profile and a dialect
+    (its not-applicable cases left out)."""
+    info = dialect_info(dialect)
+    profile = PROFILES[profile_name]
+    points = [p for p in sweep_points(profile) if not info.missing(frozenset(p.family.dut_needs(p.group)))]
+    cases = [(p.scenario, p.case) for p in points]
+    cases += [("capacity", f"{d}-l{n}") for d in ("dut_tx", "dut_rx") for n in profile.capacity_lengths]
+    cases += [("latency", "pc_to_dut"), ("latency", "dut_to_pc")]
+    cases += [("flood", f"pc_to_dut-{n}") for n in profile.flood_lengths]
+    return cases
+
+
+@pytest.mark.parametrize(
+    ("thresholds", "dialect"), [("esp32-iperf-example", "espressif-iperf"), ("same70-zperf", "zephyr-zperf")]
+)
+@pytest.mark.parametrize("profile_name", ["quick", "full"])
+def test_every_applicable_stock_case_has_its_limits(thresholds, dialect, profile_name):
+    profile = load_thresholds(profile_path(thresholds))
+    for scenario, case in endpoint_cases(profile_name, dialect):
+        assert profile.limits(scenario, case).bounds(), f"{thresholds}: {scenario}/{case}"
+
+
+def test_the_stock_profiles_say_their_figures_are_not_measured_here():
+    esp32 = profile_path("esp32-iperf-example").read_text()
+    assert "THESE ARE PUBLISHED FIGURES, NOT MEASURED HERE" in esp32
+    profile = load_thresholds(profile_path("esp32-iperf-example"))
+    assert profile.limits("baseline", "tcp-dut_rx").min_mbps == 45  # ESP-IDF's CI gate TCP_RX
+    assert "THESE ARE THE THESIS'S FIGURES, NOT MEASURED HERE" in profile_path("same70-zperf").read_text()
+    assert load_thresholds(profile_path("same70-zperf")).limits("baseline", "tcp-dut_rx").min_mbps == 82  # 90 % of 91.4

@@ -80,7 +80,8 @@ def test_iperf_cmd_01_busy_unknown_option_and_abort() -> None:
     assert esp.error_in(lines[1]) == "iperf is already running."
     assert esp.error_in(lines[3]) == 'iperf: invalid option "-a"'
     abort = after(lines, "iperf --abort")
-    assert esp.abort_finished(abort) and esp.message(abort[-1]) == "DONE.IPERF_STOP,OK."
+    assert esp.abort_finished(abort, until_done=True) and esp.message(abort[-1]) == "DONE.IPERF_STOP,OK."
+    assert not esp.abort_finished(abort[:-1], until_done=True)  # `iperf exit` comes before DONE
 
 
 def test_iperf_cmd_10_tab_separated_report_with_bytes() -> None:

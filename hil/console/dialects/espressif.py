@@ -114,7 +114,8 @@ class EspressifDriver:
     def abort_running(self) -> None:
         """`iperf -a` / `--abort`; with nothing running the firmware prints nothing."""
         self.console.send(f"iperf {self.options.abort}")
-        quiet_read(self.console, 1.0, 15.0, fmt.abort_finished)
+        until_done = self.options.abort == "--abort"  # iperf-cmd says DONE.IPERF_STOP after the engine's end
+        quiet_read(self.console, 1.0, 15.0, lambda ls: fmt.abort_finished(ls, until_done))
 
     # --- ping -------------------------------------------------------------------------------
     def ping_missing(self) -> str | None:

@@ -229,12 +229,13 @@ def server_ready(line: str) -> bool:
     )
 
 
-def abort_finished(lines: list[str]) -> bool:
-    """`iperf --abort` / `-a` ended: `DONE.IPERF_STOP,OK[.]` / `,FAIL.` (iperf-cmd), `iperf exit`
-    after `wait current iperf to stop ...` (v4.x), or an argtable error (the option is unknown)."""
+def abort_finished(lines: list[str], until_done: bool = False) -> bool:
+    """`iperf --abort` / `-a` ended: `DONE.IPERF_STOP,OK[.]` / `,FAIL.` (iperf-cmd: `until_done`, it
+    comes after the engine's `iperf exit`), `iperf exit` after `wait current iperf to stop ...`
+    (v4.x), or an argtable error (the option is unknown)."""
     for line in lines:
         text = message(line)
-        if text.startswith("DONE.IPERF_STOP,") or text == "iperf exit" or error_in(line):
+        if text.startswith("DONE.IPERF_STOP,") or (text == "iperf exit" and not until_done) or error_in(line):
             return True
     return False
 
