@@ -27,6 +27,7 @@ from hil.bench.peer_host import PeerHost
 from hil.config.sections import DutBase
 from hil.config.thresholds import ThresholdProfile
 from hil.console.dialects.base import DialectDriver
+from hil.console.dialects.capabilities import dialect_info
 from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
 from hil.directions import direction_name
@@ -244,6 +245,7 @@ def environment(
     kind's own facts, the PC's tools."""
     f = identity.fields
     cfg = session.config
+    dialect = cfg.console.dialect
     cfg_link = cfg.link
     shaped = link.pc_shaping is not None if isinstance(link, InPathTopology) else link.shaping
     # a DUT with the project's firmware says its stack and address; a black box says neither
@@ -256,6 +258,7 @@ def environment(
         "Topology": _topology(cfg, link),
         **({"Peer": peer.describe()} if peer is not None else {}),
         "DUT": f"{cfg.name} (kind {cfg.kind}, flasher {cfg.flasher_name})",
+        **({"Console": f"dialect {dialect} ({dialect_info(dialect).what})"} if cfg.HAS_CONSOLE else {}),
         "Firmware": f"{f.get('name')} {f.get('version')} target {f.get('target')} variant {f.get('variant')}",
         **(stack if "tcp_mss" in f else {}),
         "Link": (f"tbf {cfg_link.rate_mbit:g} Mbit/s overhead 24" if cfg_link.shaping and shaped else "unshaped")

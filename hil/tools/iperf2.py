@@ -89,11 +89,13 @@ class Iperf2ClientArgs:
     window: str | None = None
     mss: int | None = None
     congestion: str | None = DEFAULT_TCP_CONGESTION  # TCP congestion control (-Z); None: the host's default
+    udp_fin: bool = True  # False: --no-udp-fin, for a server that sends no report (Espressif's iperf)
 
     def argv(self) -> list[str]:
         args = [IPERF2, "-c", self.host, "-p", str(self.port), "-y", "C"]
         if self.udp:
             args += ["-u", "-b", self.bandwidth or "1m"]
+            args += [] if self.udp_fin else ["--no-udp-fin"]
         else:
             args += ["-Z", self.congestion] if self.congestion else []
             args += ["-b", self.bandwidth] if self.bandwidth else []

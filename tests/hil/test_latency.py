@@ -121,8 +121,13 @@ def test_ping_latency_both_directions(hil: HilContext) -> None:
     )  # fmt: skip
     attach_text(f"{far}->PC ping", far_raw)
     records.append(record_latency(hil, scenario, f"{far.lower()}_to_pc", far_stats, start))
-    attach_text("latency", table(records))
-    check(hil, scenario, records, title=title)
+    resolution = None if isinstance(hil.far_end, HostEndpoint) else hil.driver.ping_resolution_ms
+    note = ""
+    if resolution is not None and resolution >= 1:  # a stock firmware's ping (ESP-IDF's prints whole ms)
+        records[-1].extra["resolution_ms"] = resolution
+        note = f" ({far}->PC times in steps of {resolution:g} ms: the firmware's ping resolution)"
+    attach_text("latency", table(records) + (f"\n{note.strip(' ()')}" if note else ""))
+    check(hil, scenario, records, title=title + note)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

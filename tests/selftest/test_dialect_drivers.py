@@ -60,7 +60,7 @@ def test_identify_reads_commands_and_options_from_help() -> None:
     assert "ip" not in identity.fields  # the address comes from the join, or the PC's ping
     udp = FlowSpec("udp", 3.2, length=1470, rate_mbps=85.3)
     assert drv.iperf_line(udp, "10.77.0.1") == "iperf -c 10.77.0.1 -u -p 5001 -i 1 -t 4 -l 1470 -b 85300k"
-    assert source.sent == ["help"]
+    assert source.sent == ["help", "version"]  # version's answer (or refusal) marks the help's end
 
 
 def test_an_iperf_without_b_or_l_makes_the_case_not_applicable() -> None:
@@ -106,7 +106,7 @@ def test_join_with_sta_connect_reads_address_and_scan_rssi(psk: str) -> None:
     link = join(drv, BENCH_AP, NetworkConfig(pc_ip="192.168.1.2", dut_ip="192.168.1.79"))
     assert (link.ip, link.rssi_dbm, link.attempts) == ("192.168.1.79", -34, 1)
     assert link.as_fields()["wifi_rssi_dbm"] == -34 and "<psk hidden>" in link.describe()
-    assert source.sent[1:] == ["sta_scan testap-11", f"sta_connect testap-11 {psk}"]  # the PSK: to the port only
+    assert source.sent[2:] == ["sta_scan testap-11", f"sta_connect testap-11 {psk}"]  # the PSK: to the port only
 
 
 def test_join_at_another_address_says_to_reserve_it(psk: str) -> None:
@@ -126,4 +126,4 @@ def test_v4_join_that_never_gets_an_address_names_the_last_disconnect(psk: str) 
     with pytest.raises(DutError, match=r"could not join in 2 attempts: .*last: sta disconnect, reconnect") as exc:
         join(drv, wifi, NetworkConfig(pc_ip="192.168.10.42", dut_ip="192.168.10.248"))
     assert psk not in str(exc.value) and "sta aptest <psk hidden>" in str(exc.value)
-    assert source.sent.count(f"sta aptest {psk}") == 2 and source.sent[1] == "scan aptest"
+    assert source.sent.count(f"sta aptest {psk}") == 2 and source.sent[2] == "scan aptest"

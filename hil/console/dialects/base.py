@@ -20,6 +20,7 @@ from hil.traffic.endpoints import Endpoint
 class DialectDriver(Protocol):
     info: DialectInfo
     console: ConsoleDriver
+    ping_resolution_ms: float  # the step of the round-trip times its ping prints
 
     def identify(self, timeout_s: float) -> FinalLine:
         """Waits until the firmware answers and says what it is (`fields`: name, version, and `ip`

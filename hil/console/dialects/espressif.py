@@ -46,8 +46,14 @@ def iperf_options(help_lines: list[str]) -> IperfOptions:
     return opts
 
 
+def _help_ended(lines: list[str]) -> bool:
+    """`help` then `version` were sent: the version's answer (or its refusal) follows the help."""
+    return fmt.idf_version(lines) is not None or any(fmt.message(x) == "Unrecognized command" for x in lines)
+
+
 class EspressifDriver:
     info = INFO["espressif-iperf"]
+    ping_resolution_ms = 1.0  # its ping prints whole milliseconds (time=%u ms)
 
     def __init__(self, console: ConsoleDriver) -> None:
         self.console = console
@@ -58,12 +64,14 @@ class EspressifDriver:
     # --- identity --------------------------------------------------------------------------
     def identify(self, timeout_s: float) -> FinalLine:
         """Asks `help` until the firmware lists an `iperf` command (its banner may have been
-        lost when the port was opened), then `version` when it has one."""
+        lost when the port was opened), with `version` right after it: `IDF Version:` (or the
+        REPL's `Unrecognized command` where there is none) ends the help's text."""
         lines: list[str] = []
         deadline = time.monotonic() + timeout_s
         while (left := deadline - time.monotonic()) > 0:
             self.console.send("help")
-            lines = quiet_read(self.console, HELP_QUIET_S, min(5.0, left), lambda _: False)
+            self.console.send("version")
+            lines = quiet_read(self.console, 1.0, min(5.0, left), _help_ended)
             self.commands = fmt.commands_in_help(lines)
             if "iperf" in self.commands:
                 break
@@ -71,8 +79,8 @@ class EspressifDriver:
             tail = " | ".join(x.strip() for x in lines[-3:]) or "no output"
             raise ConsoleTimeout(f"the DUT listed no `iperf` command in its `help` within {timeout_s:g} s ({tail})")
         self.options = iperf_options(lines)
-        if "version" in self.commands:
-            self.console.send("version")
+        self.idf_version = fmt.idf_version(lines)
+        if "version" in self.commands and self.idf_version is None:  # its answer still coming
             out = quiet_read(self.console, HELP_QUIET_S, 5.0, lambda ls: fmt.idf_version(ls) is not None)
             self.idf_version = fmt.idf_version(out)
         fields = {
@@ -180,6 +188,7 @@ class EspressifEndpoint:
     """The DUT's Espressif iperf: iperf 2 on the wire, its reports read from the console."""
 
     generators: tuple[Generator, ...] = ("iperf2",)
+    answers_udp_fin = False  # its UDP server sends no report: the PC's client need not wait for one
 
     def __init__(self, driver: EspressifDriver, name: str, ip: str) -> None:
         self.driver = driver

@@ -13,6 +13,7 @@ from hil.traffic.endpoints import DutConsoleEndpoint, Endpoint
 
 class HilFwDriver:
     info = INFO["hil-fw"]
+    ping_resolution_ms = 0.001  # its ping prints microseconds (3 decimals of ms)
 
     def __init__(self, console: ConsoleDriver) -> None:
         self.console = console

@@ -26,6 +26,7 @@ SERVER_START_S = 10.0
 
 class ZperfDriver:
     info = INFO["zephyr-zperf"]
+    ping_resolution_ms = 0.01  # `net ping` prints time=%.2f ms (whole ms without an FPU)
 
     def __init__(self, console: ConsoleDriver) -> None:
         self.console = console
@@ -52,7 +53,6 @@ class ZperfDriver:
                 self.version = value.strip()
             if key == "Config":
                 self.config = value.strip()
-        quiet_read(self.console, SHELL_QUIET_S, 2.0, lambda _: False)  # the rest of the answer and the prompt
         fields = {"name": "zephyr-zperf", "version": self.version, "target": "zephyr", "variant": "stock",
                   "zperf_config": self.config.replace(" ", ",")}  # fmt: skip
         return FinalLine("RESULT", "version", fields)
