@@ -292,19 +292,28 @@ class _DutReceiving:
         return out
 
 
-class DutConsoleEndpoint:
-    """The DUT's own iperf, driven through its console (the hil-fw dialect: iperf 2 on the wire)."""
+class ConsoleEndpoint:
+    """What every DUT-console endpoint shares, whatever its dialect: its name as the report gives
+    it, its address, iperf 2 on the wire; whether its UDP server answers the client's FIN."""
 
     generators: tuple[Generator, ...] = ("iperf2",)
+    answers_udp_fin = True
 
-    def __init__(self, name: str, console: ConsoleDriver, ip: str) -> None:
+    def __init__(self, name: str, ip: str) -> None:
         self.name = name
-        self.console = console
         self.ip = ip
 
     @property
     def label(self) -> str:
         return self.name.lower()
+
+
+class DutConsoleEndpoint(ConsoleEndpoint):
+    """The DUT's own iperf, driven through its console (the hil-fw dialect: iperf 2 on the wire)."""
+
+    def __init__(self, name: str, console: ConsoleDriver, ip: str) -> None:
+        super().__init__(name, ip)
+        self.console = console
 
     @contextmanager
     def receive(self, flow: FlowSpec, generator: Generator) -> Iterator[Receiving]:
@@ -344,7 +353,7 @@ def run_flow(sender: Endpoint, receiver: Endpoint, flow: FlowSpec, generator: Ge
     """Starts `receiver`'s server, sends the flow from `sender` to it and collects both reports.
     `while_running` is called once the sender starts (e.g. to sample the connection)."""
     gen = common_generator(sender, receiver, generator)
-    if not getattr(receiver, "answers_udp_fin", True):  # e.g. Espressif's iperf server: no report to wait for
+    if isinstance(receiver, ConsoleEndpoint) and not receiver.answers_udp_fin:  # Espressif's: no report to wait for
         flow = dataclasses.replace(flow, udp_fin=False)
     with receiver.receive(flow, gen) as rx:
         if while_running is not None:

@@ -21,7 +21,15 @@ from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
 from hil.errors import ConsoleTimeout, DutError
 from hil.tools.ping import PingStats
-from hil.traffic.endpoints import Endpoint, FlowSpec, Generator, ReceiverReport, Receiving, SenderReport
+from hil.traffic.endpoints import (
+    ConsoleEndpoint,
+    Endpoint,
+    FlowSpec,
+    Generator,
+    ReceiverReport,
+    Receiving,
+    SenderReport,
+)
 
 SERVER_START_S = 10.0
 HELP_QUIET_S = 0.5
@@ -184,20 +192,14 @@ class _EspReceiving:
         return out
 
 
-class EspressifEndpoint:
+class EspressifEndpoint(ConsoleEndpoint):
     """The DUT's Espressif iperf: iperf 2 on the wire, its reports read from the console."""
 
-    generators: tuple[Generator, ...] = ("iperf2",)
     answers_udp_fin = False  # its UDP server sends no report: the PC's client need not wait for one
 
     def __init__(self, driver: EspressifDriver, name: str, ip: str) -> None:
+        super().__init__(name, ip)
         self.driver = driver
-        self.name = name
-        self.ip = ip
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
 
     @contextmanager
     def receive(self, flow: FlowSpec, generator: Generator) -> Iterator[Receiving]:

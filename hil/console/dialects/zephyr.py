@@ -18,7 +18,15 @@ from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
 from hil.errors import ConsoleTimeout, DutError
 from hil.tools.ping import PingStats
-from hil.traffic.endpoints import Endpoint, FlowSpec, Generator, ReceiverReport, Receiving, SenderReport
+from hil.traffic.endpoints import (
+    ConsoleEndpoint,
+    Endpoint,
+    FlowSpec,
+    Generator,
+    ReceiverReport,
+    Receiving,
+    SenderReport,
+)
 
 SHELL_QUIET_S = 0.5
 SERVER_START_S = 10.0
@@ -123,19 +131,12 @@ class _ZperfReceiving:
         return out
 
 
-class ZperfEndpoint:
+class ZperfEndpoint(ConsoleEndpoint):
     """The DUT's zperf: iperf 2 on the wire, its results read from the shell."""
 
-    generators: tuple[Generator, ...] = ("iperf2",)
-
     def __init__(self, driver: ZperfDriver, name: str, ip: str) -> None:
+        super().__init__(name, ip)
         self.driver = driver
-        self.name = name
-        self.ip = ip
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
 
     @contextmanager
     def receive(self, flow: FlowSpec, generator: Generator) -> Iterator[Receiving]:
