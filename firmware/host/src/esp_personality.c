@@ -607,8 +607,8 @@ static const char *const v4_iperf_help[] = {
 };
 
 static const char *const cmd_iperf_help[] = {
-    "iperf  [-suV] [-c <host>] [-p <port>] [-l <length>] [-i <interval>] [-t <time>] [-b <bandwidth>] "
-    "[-f <format>] [--abort]",
+    ("iperf  [-suV] [-c <host>] [-p <port>] [-l <length>] [-i <interval>] [-t <time>] [-b <bandwidth>] "
+     "[-f <format>] [--abort]"),
     "  iperf command to measure network performance, through TCP or UDP connections.",
     "  -c, --client=<host>  run in client mode, connecting to <host>",
     "  -s, --server  run in server mode",
