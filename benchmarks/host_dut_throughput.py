@@ -141,7 +141,9 @@ def main() -> int:
         args.repeat, args.duration = 1, 3.0
     if args.repeat < 1 or args.duration <= 0:
         p.error("--repeat must be >= 1 and --duration > 0")
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds the topology's cleanup
+    # SIGTERM, and SIGHUP (the terminal or the CI job's pty closed), unwind the topology's cleanup
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     try:
         return run(args)
     except (BenchError, DutError) as exc:

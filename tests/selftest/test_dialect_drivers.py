@@ -42,6 +42,7 @@ class ScriptedSource:
 
 
 def driver_with(answers: dict[str, list[list[str]]]) -> tuple[EspressifDriver, ScriptedSource]:
+    answers.setdefault("version", [["Unrecognized command"]])  # these firmwares' help lists no `version`
     source = ScriptedSource(answers)
     return EspressifDriver(ConsoleDriver(source)), source
 
