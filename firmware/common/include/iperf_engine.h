@@ -70,6 +70,12 @@ extern const struct iperf_engine iperf_tcp_server;
 extern const struct iperf_engine iperf_udp_client;
 extern const struct iperf_engine iperf_udp_server;
 
+/** Runs the due work of all four engines (a console that starts one at a time: the personalities). */
+void iperf_engines_poll(uint64_t now_us);
+
+/** The earliest deadline of all four engines (UINT64_MAX: none). */
+uint64_t iperf_engines_next_deadline_us(void);
+
 /* ---- Shared by the engines ----------------------------------------------------------------- */
 
 /** One engine's test: its configuration, its caller and its result. */

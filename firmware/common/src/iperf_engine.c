@@ -93,3 +93,23 @@ void iperf_tcp_abort(struct tcp_pcb **pcb)
         *pcb = NULL;
     }
 }
+
+static const struct iperf_engine *const all_engines[] = {&iperf_tcp_client, &iperf_tcp_server, &iperf_udp_client,
+                                                         &iperf_udp_server};
+
+void iperf_engines_poll(uint64_t now_us)
+{
+    for (size_t i = 0; i < sizeof all_engines / sizeof all_engines[0]; i++) {
+        all_engines[i]->poll(now_us);
+    }
+}
+
+uint64_t iperf_engines_next_deadline_us(void)
+{
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < sizeof all_engines / sizeof all_engines[0]; i++) {
+        uint64_t t = all_engines[i]->next_deadline_us();
+        next = t < next ? t : next;
+    }
+    return next;
+}

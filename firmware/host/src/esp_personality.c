@@ -223,10 +223,7 @@ static void on_engine(void *ctx, enum iperf_event event, const struct iperf_resu
 
 static void esp_iperf_poll(uint64_t now)
 {
-    iperf_tcp_client.poll(now);
-    iperf_tcp_server.poll(now);
-    iperf_udp_client.poll(now);
-    iperf_udp_server.poll(now);
+    iperf_engines_poll(now);
     if (!run.running) {
         return;
     }
@@ -241,12 +238,7 @@ static void esp_iperf_poll(uint64_t now)
 
 static uint64_t esp_iperf_deadline(void)
 {
-    const struct iperf_engine *engines[] = {&iperf_tcp_client, &iperf_tcp_server, &iperf_udp_client, &iperf_udp_server};
-    uint64_t next = UINT64_MAX;
-    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
-        uint64_t t = engines[i]->next_deadline_us();
-        next = t < next ? t : next;
-    }
+    uint64_t next = iperf_engines_next_deadline_us();
     if (run.running && run.started) {
         next = iperf_earlier(next, run.next_tick_us);
     } else if (run.running && run.cfg.udp && run.cfg.role == IPERF_ROLE_SERVER) {

@@ -437,21 +437,12 @@ static void net_command(int argc, char **argv)
 
 static void zperf_poll(uint64_t now)
 {
-    iperf_tcp_client.poll(now);
-    iperf_tcp_server.poll(now);
-    iperf_udp_client.poll(now);
-    iperf_udp_server.poll(now);
+    iperf_engines_poll(now);
 }
 
 static uint64_t zperf_deadline(void)
 {
-    const struct iperf_engine *engines[] = {&iperf_tcp_client, &iperf_tcp_server, &iperf_udp_client, &iperf_udp_server};
-    uint64_t next = UINT64_MAX;
-    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
-        uint64_t t = engines[i]->next_deadline_us();
-        next = t < next ? t : next;
-    }
-    return next;
+    return iperf_engines_next_deadline_us();
 }
 
 static void help_command(int argc, char **argv)
