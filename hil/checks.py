@@ -9,6 +9,15 @@ from hil.config.thresholds import Limits, Trend
 from hil.results.recorder import CaseRecord, metric_unit
 
 BELOW_THRESHOLD = "BELOW THRESHOLD"
+REGRESSION = "REGRESSION"
+
+
+class Regression(AssertionError):
+    """Within its fixed thresholds, but worse than the baseline run by more than the scenario's
+    tolerance (hil.results.baseline): a DUT failure."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{REGRESSION} against the baseline: {what}")
 
 
 class BenchFault(AssertionError):
@@ -136,13 +145,26 @@ def headline(rec: CaseRecord) -> str:
     return f"{rec.median:g} {rec.unit}"
 
 
+def baseline_note(rec: CaseRecord) -> str:
+    """The case against the baseline run for its title: "; baseline 94.90 Mbit/s, regression below
+    92.05 Mbit/s" ("" without a baseline for it)."""
+    parts = []
+    for metric, c in rec.baseline.items():
+        base, limit = float(c["baseline"]), float(c["limit"])  # type: ignore[arg-type]
+        word = "below" if c.get("better") == "higher" else "above"
+        flag = " REGRESSED" if c.get("regressed") else ""
+        parts.append(f"baseline {_num(base, metric)}, regression {word} {_num(limit, metric)}{flag}")
+    return f"; {'; '.join(parts)}" if parts else ""
+
+
 def case_title(base: str, checked: list[tuple[CaseRecord, Limits]]) -> str:
     """A case's title with every number against its criterion: up to three records in full; a
     case of more records (stress streams) shows its total (record `all`, else the first) in full
     and says which of the others miss their criteria."""
 
     def full(rec: CaseRecord, limits: Limits, named: bool) -> str:
-        return f"{rec.case + ' ' if named else ''}{headline(rec)}; {criteria(rec.metrics(), limits)}"
+        name = f"{rec.case} " if named else ""
+        return f"{name}{headline(rec)}; {criteria(rec.metrics(), limits)}{baseline_note(rec)}"
 
     if len(checked) == 1:
         return f"{base}: {full(*checked[0], named=False)}"

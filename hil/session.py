@@ -33,6 +33,7 @@ from hil.console.protocol import FinalLine
 from hil.directions import direction_name
 from hil.dut.adapter import BenchLink, DutAdapter
 from hil.errors import BenchError, DutError
+from hil.results.baseline import Baseline
 from hil.results.recorder import Recorder
 from hil.scenarios.profiles import Profile
 from hil.stats import summarize
@@ -150,6 +151,7 @@ class HilContext:
     generator: Generator | None = None  # the traffic generator PC <-> far end (None: the first both speak)
     embedded_dut: object = None  # pytest-embedded's `dut` on the console port (its log is evidence)
     dut_driver: DialectDriver | None = None  # the console's dialect driver (None: no console)
+    baseline: Baseline | None = field(default=None, repr=False)  # the known-good run of the regression gate
 
     @property
     def console(self) -> EmbeddedConsole:

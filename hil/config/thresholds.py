@@ -8,6 +8,8 @@ scenarios:
     udp-dut_rx: {min_mbps: 90, max_loss_pct: 0.5}
 trends:
   window_dut: {min_gain_pct: 20, max_drop_pct: 10}
+regression:          # the --baseline gate's tolerance per scenario (`default` for the others)
+  default: {floor_pct: 3, k_sd: 2}
 """
 
 from __future__ import annotations
@@ -86,6 +88,35 @@ class Trend(BaseModel):
     max_drop_pct: Annotated[float, Field(ge=0, lt=100)]
 
 
+class RegressionTolerance(BaseModel):
+    """How much worse than the baseline a case's median may be before it is a regression:
+    `floor_pct` % of the baseline's median + `floor_abs` (in the metric's unit) + `k_sd` times the
+    two runs' combined standard deviation over their repetitions. `metrics`: what is compared
+    (default: the case's own number: mbps, median_ms, or loss_pct for stream cases)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    floor_pct: Annotated[float, Field(ge=0, le=100)] = 0.0
+    floor_abs: Annotated[float, Field(ge=0)] = 0.0
+    k_sd: Annotated[float, Field(ge=0, le=10)] = 0.0
+    metrics: list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]] | None = None
+
+    @model_validator(mode="after")
+    def _some_tolerance(self) -> RegressionTolerance:
+        if self.floor_pct == 0 and self.floor_abs == 0:
+            raise ValueError(
+                "floor_pct or floor_abs must be above 0 (a tolerance of k standard deviations alone "
+                "fails every run whose repetitions happened to agree)"
+            )
+        return self
+
+    def describe(self) -> str:
+        parts = [f"{self.floor_pct:g} % of the baseline"] if self.floor_pct else []
+        parts += [f"{self.floor_abs:g} absolute"] if self.floor_abs else []
+        parts += [f"{self.k_sd:g} x sd"] if self.k_sd else []
+        return " + ".join(parts)
+
+
 class ThresholdProfile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -93,6 +124,18 @@ class ThresholdProfile(BaseModel):
     link_mbit: Annotated[float, Field(gt=0)] | None = None
     scenarios: dict[str, dict[str, Limits]]
     trends: dict[str, Trend] = {}
+    regression: dict[str, RegressionTolerance] = {}
+
+    def tolerance(self, scenario: str) -> RegressionTolerance:
+        """The regression tolerance of a scenario, else the `default` entry; none is an error when
+        a baseline is given, never a pass."""
+        found = self.regression.get(scenario) or self.regression.get("default")
+        if found is None:
+            raise ConfigError(
+                f"threshold profile {self.profile!r} has no `regression: {scenario}:` or `regression: default:` "
+                "entry (floor_pct, floor_abs, k_sd): the baseline gate needs a tolerance"
+            )
+        return found
 
     def trend(self, scenario: str) -> Trend:
         """The trend a ladder scenario must show; a ladder without one is an error, never a pass."""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pytest_embedded_idf.app import IdfApp
 
-from hil.errors import BenchError
+from hil.config.errors import ConfigError
 
 DEFAULT_FLASH_BAUD = 460800
 _CONFIG_LINE = re.compile(r"^(CONFIG_[A-Z0-9_]+)=(.*)$")
@@ -34,7 +34,7 @@ def resolve_build_dir(project_dir: Path, target: str, config: str) -> Path:
         path = project_dir / name
         if path.is_dir():
             return path
-    raise BenchError(
+    raise ConfigError(
         f"no ESP-IDF build for target {target} config {config!r} in {project_dir} "
         f"(looked for {', '.join(build_dir_candidates(target, config))}); build it with "
         f"firmware/esp32/tools/build.sh --target {target} {config}"
@@ -81,8 +81,8 @@ class IdfBuild:
         return [*args, *self.write_flash_args]
 
 
-def _fail(path: Path, problem: str) -> BenchError:
-    return BenchError(f"ESP-IDF build {path}: {problem}")
+def _fail(path: Path, problem: str) -> ConfigError:
+    return ConfigError(f"ESP-IDF build {path}: {problem}")
 
 
 def load_build(path: Path, target: str, config: str, project_build: bool = True) -> IdfBuild:
@@ -135,7 +135,7 @@ def read_sdkconfig_file(path: Path) -> dict[str, str]:
             continue
         m = _CONFIG_LINE.match(line)
         if m is None:
-            raise BenchError(f"{path}:{n}: not a CONFIG_NAME=value line: {line!r}")
+            raise ConfigError(f"{path}:{n}: not a CONFIG_NAME=value line: {line!r}")
         values[m.group(1)] = m.group(2).strip('"')
     return values
 

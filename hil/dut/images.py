@@ -7,6 +7,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from hil.config.errors import ConfigError
 from hil.config.sections import DutBase
 from hil.errors import BenchError
 
@@ -29,7 +30,7 @@ class ImageSource:
         fw = self.cfg.firmware
         if fw.image is not None and config in (None, self.default_config):
             if not fw.image.is_file():
-                raise BenchError(f"DUT {self.cfg.name}: firmware image {fw.image} does not exist")
+                raise ConfigError(f"DUT {self.cfg.name}: firmware image {fw.image} does not exist")
             return fw.image
         config = config or self.default_config
         path = self.built_path(config)

@@ -25,6 +25,7 @@ METRIC_NAMES = {
     "outoforder": "out-of-order packets",
 }
 FAILED = "FAIL"
+REGRESSED = "REGRESSION"  # within the thresholds, worse than the baseline run by more than the tolerance
 PASSED = "pass"
 BENCH_FAULTS = ("generator-limited", "host-starved")
 
@@ -44,7 +45,9 @@ class SummaryRow:
     criterion: str  # ">= 93", "<= 0.5", "" (none on this metric)
     margin: float | None  # in the metric's unit; positive inside the limit
     margin_pct: float | None  # of the limit
-    verdict: str  # pass | FAIL | generator-limited | host-starved | info | no criterion | not checked
+    verdict: str  # pass | FAIL | REGRESSION | generator-limited | host-starved | info | no criterion | not checked
+    baseline: float | None = None  # the --baseline run's median of this metric
+    baseline_limit: float | None = None  # the worst value the regression gate lets pass
     previous: float | None = None
     change: float | None = None
     change_pct: float | None = None
@@ -74,7 +77,7 @@ def summary_rows(records: list[CaseRecord], previous: dict[str, float] | None = 
         limits = _criterion_rows(rec)
         primary = PRIMARY_METRIC.get(rec.unit, "mbps")
         case = f"{rec.scenario}/{rec.case}"
-        for metric in dict.fromkeys([primary, *limits]):
+        for metric in dict.fromkeys([primary, *limits, *rec.baseline]):
             value = metrics.get(metric)
             if value is None:
                 continue
@@ -88,6 +91,11 @@ def summary_rows(records: list[CaseRecord], previous: dict[str, float] | None = 
                 criterion="", margin=None, margin_pct=None, verdict="", test=rec.test or "",
             )  # fmt: skip
             _judge(row, rec, limits.get(metric))
+            compared = rec.baseline.get(metric)
+            if compared is not None:
+                row.baseline, row.baseline_limit = float(compared["baseline"]), float(compared["limit"])  # type: ignore[arg-type]
+                if compared.get("regressed") and row.verdict in (PASSED, "info"):
+                    row.verdict = REGRESSED
             if previous is not None and row.key in previous:
                 row.previous = previous[row.key]
                 row.change = row.value - row.previous
@@ -124,8 +132,10 @@ def headline(rows: list[SummaryRow], compared_with: str | None) -> str:
     """One line for the summary's title: how many cases and criteria, and how they came out."""
     n_cases = len({r.case for r in rows})
     c = counts(rows)
-    criteria = sum(v for k, v in c.items() if k in (PASSED, FAILED, *BENCH_FAULTS))
+    criteria = sum(v for k, v in c.items() if k in (PASSED, FAILED, REGRESSED, *BENCH_FAULTS))
     parts = [f"{c.get(PASSED, 0)} met", f"{c.get(FAILED, 0)} missed"]
+    if any(r.baseline is not None for r in rows):
+        parts.append(f"{c.get(REGRESSED, 0)} regressed against the baseline")
     parts += [f"{c[k]} {k} (bench fault)" for k in BENCH_FAULTS if c.get(k)]
     if c.get("no criterion"):
         parts.append(f"{c['no criterion']} without criterion")
@@ -159,9 +169,10 @@ def _pct(value: float | None) -> str:
 COLUMNS = [
     ("case", "case", True), ("metric", "metric", True), ("measured", "median", False),
     ("spread", "min-max (n)", False), ("theory", "of theory", False), ("criterion", "criterion", False),
-    ("margin", "margin", False), ("verdict", "verdict", True), ("previous", "previous", False),
-    ("change", "change", False),
+    ("margin", "margin", False), ("verdict", "verdict", True), ("baseline", "baseline", False),
+    ("baseline_limit", "regression limit", False), ("previous", "previous", False), ("change", "change", False),
 ]  # fmt: skip
+BASELINE_COLUMNS = ("baseline", "baseline_limit")
 
 
 def _cells(r: SummaryRow) -> dict[str, tuple[str, str]]:
@@ -179,8 +190,17 @@ def _cells(r: SummaryRow) -> dict[str, tuple[str, str]]:
         "theory": (theory, ""), "criterion": (r.criterion, ""),
         "margin": (margin, f"{_fmt(r.margin, r.unit, signed=True)}{unit}" if r.margin is not None else ""),
         "verdict": (r.verdict, ""), "previous": (_fmt(r.previous, r.unit), ""),
+        "baseline": (_fmt(r.baseline, r.unit), "the --baseline run's median"),
+        "baseline_limit": (_baseline_limit(r), "worse than this is a regression (baseline less its tolerance)"),
         "change": (change, f"{_fmt(r.change, r.unit, signed=True)}{unit}" if r.change is not None else ""),
     }  # fmt: skip
+
+
+def _baseline_limit(r: SummaryRow) -> str:
+    if r.baseline_limit is None:
+        return ""
+    higher_is_better = r.metric.endswith("mbps") or r.metric == "efficiency_pct"
+    return f"{'>=' if higher_is_better else '<='} {_fmt(r.baseline_limit, r.unit)}"
 
 
 def to_csv(rows: list[SummaryRow]) -> str:
@@ -201,7 +221,8 @@ table { border-collapse: collapse; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 2px 5px; text-align: right; white-space: nowrap; }
 th { background: #f3f3f3; position: sticky; top: 0; cursor: pointer; user-select: none; }
 td.t, th.t { text-align: left; }
-tr.FAIL td { background: #fde8e8; } tr.FAIL td.v { color: #b00; font-weight: bold; }
+tr.FAIL td, tr.REGRESSION td { background: #fde8e8; }
+tr.FAIL td.v, tr.REGRESSION td.v { color: #b00; font-weight: bold; }
 tr.pass td.v { color: #17702f; } tr.bench td.v { color: #a15c00; font-weight: bold; }
 tr.info td { color: #555; }
 tr.case td { background: #f7f7f7; border-top: 2px solid #bbb; padding-top: 4px; }
@@ -244,14 +265,18 @@ def _row(r: SummaryRow, columns: list[tuple[str, str, bool]]) -> str:
         classes += [_better(r)] if k == "change" and _better(r) else []
         attrs = f' class="{" ".join(classes)}"' if classes else ""
         margin = r.margin_pct if r.margin_pct is not None else r.margin
-        sort_value = {"margin": margin, "change": r.change_pct, "measured": r.value, "previous": r.previous}.get(k)
+        sort_value = {
+            "margin": margin, "change": r.change_pct, "measured": r.value,
+            "previous": r.previous, "baseline": r.baseline,
+        }.get(k)  # fmt: skip
         if sort_value is not None:
             attrs += f' data-v="{sort_value:.6g}"'
         text, tip = cells[k]
         if tip:
             attrs += f' title="{html.escape(tip)}"'
         tds.append(f"<td{attrs}>{html.escape(text)}</td>")
-    cls = "bench" if r.verdict in BENCH_FAULTS else {FAILED: "FAIL", PASSED: "pass", "info": "info"}.get(r.verdict, "")
+    verdict_class = {FAILED: "FAIL", REGRESSED: "REGRESSION", PASSED: "pass", "info": "info"}
+    cls = "bench" if r.verdict in BENCH_FAULTS else verdict_class.get(r.verdict, "")
     return f'<tr class="{cls}">{"".join(tds)}</tr>'
 
 
@@ -262,9 +287,15 @@ def _case_head(rows: list[SummaryRow], width: int) -> str:
     spread = f"min-max {spread}" if spread and own.repetitions > 1 else spread
     facts = [x for x in (spread, _cells(own)["theory"][0]) if x]
     verdicts = {r.verdict for r in rows}
-    cls = "FAIL" if FAILED in verdicts else "bench" if verdicts & set(BENCH_FAULTS) else ""
+    cls = "FAIL" if verdicts & {FAILED, REGRESSED} else "bench" if verdicts & set(BENCH_FAULTS) else ""
     text = f"<b>{html.escape(own.case)}</b>" + (f" <span>{html.escape('; '.join(facts))}</span>" if facts else "")
     return f'<tr class="case {cls}"><td class="t" colspan="{width}">{text}</td></tr>'
+
+
+_BASELINE_NOTE = (
+    " Baseline: the known-good run's median (--baseline); regression limit: the baseline less the "
+    "scenario's tolerance (a % floor plus k standard deviations of both runs); worse is a REGRESSION."
+)
 
 
 def to_html(rows: list[SummaryRow], title: str, sortable: bool) -> str:
@@ -273,6 +304,8 @@ def to_html(rows: list[SummaryRow], title: str, sortable: bool) -> str:
     scripts, in a narrow frame): a heading row per case with its spread and theory, then one row
     per metric with the criterion, margin, verdict and change."""
     columns = COLUMNS if sortable else [c for c in COLUMNS if c[0] not in ("case", "spread", "theory")]
+    if not any(r.baseline is not None for r in rows):  # no --baseline: no empty columns
+        columns = [c for c in columns if c[0] not in BASELINE_COLUMNS]
     head = "".join(f'<th class="{"t" if left else ""}">{html.escape(n)}</th>' for _, n, left in columns)
     body = []
     if sortable:
@@ -291,6 +324,7 @@ def to_html(rows: list[SummaryRow], title: str, sortable: bool) -> str:
         f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
         f"<p>{note}Median over the runs; margin: distance to the criterion in % of the limit, positive "
         "inside it; change: this run against the run compared with (hover a cell for the absolute "
-        "figures). Every field unrounded: summary.csv; sortable: summary.html.</p>"
+        f"figures).{_BASELINE_NOTE if any(r.baseline is not None for r in rows) else ''} Every field "
+        "unrounded: summary.csv; sortable: summary.html.</p>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{script}</body></html>"
     )

@@ -46,6 +46,8 @@ class CaseRecord:
     verdict: str = "recorded"  # recorded -> passed | below threshold
     extra: dict[str, object] = field(default_factory=dict)
     measured: dict[str, float] = field(default_factory=dict)  # a scenario's own metrics (p99_ms, late, ...)
+    # the case against the --baseline run, per compared metric (hil.results.baseline.Comparison fields)
+    baseline: dict[str, dict[str, object]] = field(default_factory=dict)
 
     def metrics(self) -> dict[str, float]:
         """Every metric of the case by name, the ones limits and reports use: the median in its
@@ -96,8 +98,9 @@ def make_record(
 
 
 class Recorder:
-    def __init__(self, results_dir: Path, allure_dir: Path | None) -> None:
+    def __init__(self, results_dir: Path, allure_dir: Path | None, profile: str = "") -> None:
         self.results_dir = results_dir
+        self.profile = profile  # the run profile (quick, full), kept in every line: baselines compare like with like
         self.allure_dir = allure_dir
         self.jsonl = results_dir / "results.jsonl"
         self.rows: list[CaseRecord] = []
@@ -133,7 +136,8 @@ class Recorder:
         if share is not None:
             rec.extra["dut_cpu"] = share.as_fields()
             rec.host_starved = share.starved
-        line = {"run": self.run_id, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **asdict(rec)}
+        now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        line = {"run": self.run_id, "time": now, "profile": self.profile, **asdict(rec)}
         with self.jsonl.open("a") as f:
             f.write(json.dumps(line) + "\n")
             f.flush()
@@ -151,10 +155,14 @@ class Recorder:
         return list(found.values())
 
     def set_verdict(self, rec: CaseRecord, verdict: str) -> None:
+        """The case's verdict, appended to results.jsonl with the limits it was checked against
+        and its comparison with the baseline when there is one."""
         rec.verdict = verdict
         with self.jsonl.open("a") as f:
             verdict_line = {"run": self.run_id, "scenario": rec.scenario, "case": rec.case, "dut": rec.dut}
-            f.write(json.dumps({**verdict_line, "verdict": verdict}) + "\n")
+            also = {"threshold": rec.threshold} if rec.threshold else {}
+            also |= {"baseline": rec.baseline} if rec.baseline else {}
+            f.write(json.dumps({**verdict_line, "verdict": verdict, **also}) + "\n")
 
     def _write_metrics(self, rec: CaseRecord, start: float, stop: float) -> None:
         """Allure 3 performance metrics keyed per case and metric (`baseline/tcp-dut_tx/mbps`), so

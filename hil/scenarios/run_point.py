@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import allure
 
-from hil.checks import BenchFault, criteria, headline
+from hil.checks import BenchFault, baseline_note, criteria, headline
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import limit_line, sweep_chart
 from hil.scenarios.families import PointEnv, SweepPoint
@@ -30,7 +30,7 @@ def run_point(hil: HilContext, point: SweepPoint) -> CaseRecord:
         allure.dynamic.parameter(name, value)
     x = fam.axis.x(point.value) if fam.axis is not None else 0.0
     rec = measure(hil, point.scenario, Point(point.case, traffic.spec, traffic.theory_mbps, x=x))
-    allure.dynamic.title(f"{point.id}: {headline(rec)}; {criteria(rec.metrics(), limits)}")
+    allure.dynamic.title(f"{point.id}: {headline(rec)}; {criteria(rec.metrics(), limits)}{baseline_note(rec)}")
     if point.last_of_group:
         _attach_group(hil, point)
     problem = fam.verify(rec, point.value) if fam.verify is not None else None

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING
 
 import allure
 
-from hil.checks import BELOW_THRESHOLD, BenchFault, case_title, generator_shortfall, host_starved, violations
+from hil.checks import (
+    BELOW_THRESHOLD,
+    BenchFault,
+    Regression,
+    case_title,
+    generator_shortfall,
+    host_starved,
+    violations,
+)
+from hil.results.baseline import compare
 from hil.results.recorder import CaseRecord, make_record
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps
@@ -77,20 +86,38 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     rec.extra["x"] = point.x
     rec.extra.update(point.extra)
     hil.recorder.record(rec, start, time.time())
+    compare_with_baseline(hil, scenario, rec)
     return rec
+
+
+def compare_with_baseline(hil: HilContext, scenario: str, rec: CaseRecord) -> None:
+    """The record against the --baseline run's case (rec.baseline), once, after it is recorded; a
+    case the baseline does not have, or measured for the record only, is not compared."""
+    if hil.baseline is None or rec.baseline:
+        return
+    known = hil.baseline.cases.get(f"{scenario}/{rec.case}")
+    if known is None or hil.thresholds.limits(scenario, rec.case).no_criterion is not None:
+        return
+    tolerance = hil.thresholds.tolerance(scenario)
+    case = f"{scenario}/{rec.case}"
+    rec.baseline = {c.metric: c.as_fields(case, tolerance) for c in compare(rec, known, tolerance)}
 
 
 def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: str | None = None) -> None:
     """Checks every record of a scenario against its limits (all recorded first) and fails with
-    one message listing every violation. Two bench faults (BenchFault), raised only when the DUT
-    missed no threshold on its own: a generator that missed its rate (the case is not checked),
-    and a DUT emulated on the bench PC that missed a threshold while it waited for a host core
-    beyond its limit (record.host_starved: the figures are in the message). With a `title`, the
-    case's title becomes it followed by every number against its criterion (hil.checks.case_title)."""
+        one message listing every violation; then against the --baseline run (a regression: a DUT
+    failure too, raised when no threshold was missed). Two bench faults (BenchFault), raised only when the DUT
+        missed no threshold on its own: a generator that missed its rate (the case is not checked),
+        and a DUT emulated on the bench PC that missed a threshold while it waited for a host core
+        beyond its limit (record.host_starved: the figures are in the message). With a `title`, the
+        case's title becomes it followed by every number against its criterion (hil.checks.case_title)."""
     problems: list[str] = []
+    regressions: list[str] = []
     limited = [r.case for r in records if r.generator_limited]
     starved: list[str] = []
     checked = [(rec, hil.thresholds.limits(scenario, rec.case)) for rec in records]
+    for rec in records:
+        compare_with_baseline(hil, scenario, rec)
     if title is not None:
         allure.dynamic.title(case_title(title, checked))
     for rec, limits in checked:
@@ -107,12 +134,17 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
             hil.recorder.set_verdict(rec, "host-starved")
             starved.append(f"{rec.case} ({_cpu_figures(rec)}; {', '.join(found)})")
             continue
-        hil.recorder.set_verdict(rec, "below threshold" if found else "passed")
+        regressed = [str(c["why"]) for c in rec.baseline.values() if c.get("regressed")]
+        hil.recorder.set_verdict(rec, "below threshold" if found else "regression" if regressed else "passed")
         problems += [f"{scenario}/{rec.case}: {v}" for v in found]
+        regressions += regressed
+    also = f" (generator-limited, not checked: {', '.join(limited)})" if limited else ""
+    also += f" (missed while the DUT's host core was busy: {'; '.join(starved)})" if starved else ""
     if problems:  # a DUT that missed a threshold fails as such, whatever else happened
-        also = f" (generator-limited, not checked: {', '.join(limited)})" if limited else ""
-        also += f" (missed while the DUT's host core was busy: {'; '.join(starved)})" if starved else ""
-        raise AssertionError(f"{BELOW_THRESHOLD}: " + "; ".join(problems) + also)
+        worse = f"; also against the baseline: {'; '.join(regressions)}" if regressions else ""
+        raise AssertionError(f"{BELOW_THRESHOLD}: " + "; ".join(problems) + worse + also)
+    if regressions:  # within its thresholds, but worse than the known-good run by more than the tolerance
+        raise Regression("; ".join(regressions) + also)
     faults = ([generator_shortfall(limited)] if limited else []) + ([host_starved(starved)] if starved else [])
     if faults:
         raise BenchFault("; ".join(faults))

@@ -85,7 +85,7 @@ def _context(tmp_path: Path) -> SimpleNamespace:
     profile = ThresholdProfile.model_validate(
         {"profile": "t", "scenarios": {"length_udp": {"default": {"max_loss_pct": 0.5}}}}
     )
-    return SimpleNamespace(thresholds=profile, recorder=Recorder(tmp_path, None))
+    return SimpleNamespace(thresholds=profile, recorder=Recorder(tmp_path, None), baseline=None)
 
 
 def _record(case: str, loss: float, wait_pct: float | None) -> CaseRecord:

@@ -15,6 +15,7 @@ import pytest
 from pytest_embedded_idf import serial as idf_serial
 from pytest_embedded_idf.app import IdfApp
 
+from hil.config.errors import ConfigError
 from hil.dut.esp_idf_build import build_dir_candidates, load_build, project_configs, resolve_build_dir
 from hil.dut.flashers import flash_esptool
 from hil.errors import BenchError
@@ -43,7 +44,7 @@ def test_build_dir_lookup_order_is_esp_idf_ci_s(tmp_path: Path) -> None:
 
 
 def test_no_build_names_what_was_looked_for_and_how_to_build(tmp_path: Path) -> None:
-    with pytest.raises(BenchError, match=r"no ESP-IDF build for target esp32 config 'best' .*build_esp32_best.*"
+    with pytest.raises(ConfigError, match=r"no ESP-IDF build for target esp32 config 'best' .*build_esp32_best.*"
                        r"firmware/esp32/tools/build.sh --target esp32 best"):  # fmt: skip
         resolve_build_dir(tmp_path, "esp32", "best")
 
@@ -151,7 +152,7 @@ def _break(path: Path, what: str) -> None:
 def test_broken_build_directory_is_one_clear_error(tmp_path: Path, what: str, message: str) -> None:
     path = make_build(tmp_path, "build_esp32_default")
     _break(path, what)
-    with pytest.raises(BenchError) as exc:
+    with pytest.raises(ConfigError) as exc:
         load_build(path, "esp32", "default")
     assert message in str(exc.value) and str(path) in str(exc.value)
 
@@ -159,10 +160,10 @@ def test_broken_build_directory_is_one_clear_error(tmp_path: Path, what: str, me
 def test_a_build_of_another_target_or_config_is_refused(tmp_path: Path) -> None:
     """ESP-IDF's lookup falls back to `build`: measuring it as another configuration would be wrong."""
     make_build(tmp_path, "build", variant="default")
-    with pytest.raises(BenchError, match=r"holds configuration 'default', not 'wnd2'"):
+    with pytest.raises(ConfigError, match=r"holds configuration 'default', not 'wnd2'"):
         load_build(resolve_build_dir(tmp_path, "esp32", "wnd2"), "esp32", "wnd2")
     s3 = make_build(tmp_path, "build_esp32s3_default", target="esp32s3")
-    with pytest.raises(BenchError, match="was built for target esp32s3, not esp32"):
+    with pytest.raises(ConfigError, match="was built for target esp32s3, not esp32"):
         load_build(s3, "esp32", "default")
 
 
@@ -173,5 +174,5 @@ def test_project_configs_overlay_defaults(tmp_path: Path) -> None:
         "wnd2": {"CONFIG_LWIP_TCP_MSS": "1440", "CONFIG_HIL_FW_VARIANT": "wnd2", "CONFIG_LWIP_TCP_WND_DEFAULT": "2880"}
     }
     (tmp_path / "sdkconfig.ci.bad").write_text("LWIP_TCP_MSS 536\n")
-    with pytest.raises(BenchError, match=r"sdkconfig.ci.bad:1: not a CONFIG_NAME=value line"):
+    with pytest.raises(ConfigError, match=r"sdkconfig.ci.bad:1: not a CONFIG_NAME=value line"):
         project_configs(tmp_path)

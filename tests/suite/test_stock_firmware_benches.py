@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT
 from tests.support.synthetic_idf_build import make_build
 
@@ -66,9 +67,17 @@ def silent_port() -> Iterator[str]:
     os.close(slave)
 
 
-def one_line_stop(proc: subprocess.CompletedProcess[str], elapsed: float, dut: str, message: str) -> str:
+def one_line_stop(
+    proc: subprocess.CompletedProcess[str],
+    elapsed: float,
+    dut: str,
+    message: str,
+    code: ExitCode = ExitCode.BENCH_FAULT,
+) -> str:
+    """One line naming the problem, within seconds, with the exit code saying whose it is (no
+    board or probe: the bench's; a firmware path that points at nothing: a usage error)."""
     out = proc.stdout + proc.stderr
-    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, out[-3000:]
+    assert proc.returncode == code, out[-3000:]
     assert elapsed < MAX_SECONDS, f"took {elapsed:.1f} s"
     lines = [line for line in out.splitlines() if message in line]
     assert len(lines) == 1 and f"cannot flash DUT '{dut}'" in lines[0], out[-3000:]
@@ -105,4 +114,5 @@ def test_a_stock_bench_file_points_at_a_build_that_is_there(tmp_path: Path) -> N
     """The bench file as shipped names the example's usual path: a PC without it gets one line."""
     proc, elapsed = pytest_run(tmp_path, "-m", "baseline", "--profile", "quick", "--bench", "bench/same70-zperf.yaml")
     image = "/opt/zephyrproject/zephyr/build/zephyr/zephyr.elf"
-    assert "does not exist" in one_line_stop(proc, elapsed, "same70-zperf", f"firmware image {image}")
+    line = one_line_stop(proc, elapsed, "same70-zperf", f"firmware image {image}", ExitCode.USAGE_ERROR)
+    assert "does not exist" in line

@@ -1,0 +1,105 @@
+"""The regression gate end to end on the virtual bench: a baseline from one run (made with the one
+command), an unchanged second run passes it, and a run with the link shaped 10 % slower fails
+every baseline case as a regression - through the CI job (`./suite ci`), with the DUT-failure exit
+code, JUnit XML carrying the numbers and the report's summary showing measured vs baseline vs
+threshold - while the fixed thresholds alone pass it."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from hil.exit_codes import ExitCode
+from hil.paths import PROJECT_ROOT
+from tests.support.child_suite import BASELINE, run_suite
+
+pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
+
+CASES = ("tcp-dut_tx", "tcp-dut_rx", "udp-dut_tx", "udp-dut_rx")
+# limits relative to the link's theory only: a link 10 % slower meets them as well as the full one
+RELATIVE_THRESHOLDS = """profile: relative-only
+link_mbit: 100
+scenarios:
+  baseline:
+    tcp-dut_tx: {min_efficiency_pct: 97}
+    tcp-dut_rx: {min_efficiency_pct: 97}
+    udp-dut_tx: {min_efficiency_pct: 90, max_loss_pct: 0.5}
+    udp-dut_rx: {min_efficiency_pct: 90, max_loss_pct: 0.5}
+regression:
+  default: {floor_pct: 3, k_sd: 2}
+"""
+
+
+def verdicts(results: Path) -> dict[str, str]:
+    """Each case's last verdict in a results.jsonl."""
+    out = {}
+    for line in (results / "results.jsonl").read_text().splitlines():
+        d = json.loads(line)
+        if "verdict" in d and "values" not in d:
+            out[d["case"]] = d["verdict"]
+    return out
+
+
+def junit_cases(path: Path) -> dict[str, tuple[dict[str, str], str | None]]:
+    """Each JUnit test case's properties and its failure message (None when it passed)."""
+    out = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        props = {p.get("name", ""): p.get("value", "") for p in case.iter("property")}
+        failure = case.find("failure")
+        name = case.get("name", "")
+        out[next((c for c in CASES if c in name), name)] = (props, None if failure is None else failure.get("message"))
+    return out
+
+
+def test_baseline_gate_passes_an_unchanged_run_and_fails_a_slower_link_as_regression(tmp_path: Path) -> None:
+    thresholds = tmp_path / "relative-only.yaml"
+    thresholds.write_text(RELATIVE_THRESHOLDS)
+    common = ("--thresholds", str(thresholds), "--profile", "quick")
+
+    first = run_suite(tmp_path / "known-good", *common)
+    assert first.returncode == 0, first.stdout[-3000:]
+    baseline = tmp_path / "baselines" / "virtual.json"
+    made = subprocess.run(["./suite", "baseline", str(tmp_path / "known-good" / "results.jsonl"), str(baseline)],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert made.returncode == 0 and "4 cases of run" in made.stdout, made.stdout + made.stderr
+
+    same = run_suite(tmp_path / "unchanged", *common, "--baseline", str(baseline), f"--junitxml={tmp_path / 'u.xml'}")
+    assert same.returncode == 0, same.stdout[-3000:]
+    assert verdicts(tmp_path / "unchanged") == dict.fromkeys(CASES, "passed")
+    props, failure = junit_cases(tmp_path / "u.xml")["tcp-dut_tx"]
+    assert failure is None and float(props["baseline/tcp-dut_tx/baseline_mbps"]) > 90, props
+
+    slower = tmp_path / "slower-link.yaml"
+    slower.write_text((PROJECT_ROOT / "bench/virtual.yaml").read_text().replace("rate_mbit: 100", "rate_mbit: 90"))
+    out_dir = tmp_path / "slower"
+    job = subprocess.run(
+        ["./suite", "ci", "--bench", str(slower), "--results-dir", str(out_dir), "--baseline", str(baseline), "--",
+         *BASELINE[1:], "--repeat", "1", "--duration", "2", *common],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    out = job.stdout + job.stderr
+    assert job.returncode == ExitCode.DUT_FAILED, out[-4000:]
+    assert "exit code 1 (DUT failure or regression (do not retry))" in out, out[-2000:]
+    assert verdicts(out_dir) == dict.fromkeys(CASES, "regression"), out[-3000:]  # not "below threshold"
+    cases = junit_cases(out_dir / "junit.xml")
+    for case in CASES:
+        props, failure = cases[case]
+        assert failure is not None and "REGRESSION against the baseline" in failure, (case, failure)
+        key = f"baseline/{case}"
+        measured, limit = float(props[f"{key}/mbps"]), float(props[f"{key}/regression_limit_mbps"])
+        assert measured < limit < float(props[f"{key}/baseline_mbps"]), props
+        assert float(props[f"{key}/efficiency_pct"]) >= float(props[f"{key}/min_efficiency_pct"]), props
+        assert props[f"{key}/verdict"] == "regression" and f"{key}/theory_mbps" in props
+    rows = list(csv.DictReader((out_dir / "summary.csv").open()))
+    mbps = {r["case"].split("/")[-1]: r for r in rows if r["metric"] == "mbps"}
+    assert {mbps[c]["verdict"] for c in CASES} == {"REGRESSION"}
+    assert all(mbps[c]["baseline"] and mbps[c]["baseline_limit"] for c in CASES)
+    eff = [r for r in rows if r["metric"] == "efficiency_pct"]
+    assert eff and {r["verdict"] for r in eff} == {"pass"}  # the fixed thresholds alone pass
+    assert (out_dir / "report" / "index.html").is_file() and (out_dir / "quality-gate.txt").is_file()
+    print(f"unchanged: {verdicts(tmp_path / 'unchanged')}; slower link: {verdicts(out_dir)}")

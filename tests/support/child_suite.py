@@ -1,0 +1,65 @@
+"""Runs (part of) the HIL suite in a child process on the virtual bench, as a user would, and
+finds what such a run left behind (namespaces, DUT and iperf processes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from hil.bench.netns import list_namespaces
+from hil.paths import PROJECT_ROOT
+
+BASELINE = ("tests/hil/test_sweeps.py", "-m", "baseline")
+
+
+def run_suite(
+    results: Path, *args: str, timeout: float = 300, tests: str | tuple[str, ...] = BASELINE
+) -> subprocess.CompletedProcess[str]:
+    """Runs (part of) the HIL suite in a child process and checks it left nothing behind."""
+    selection = (tests,) if isinstance(tests, str) else tests
+    argv = [sys.executable, "-m", "pytest", *selection, "--results-dir", str(results),
+            f"--alluredir={results / 'allure-results'}", "--repeat", "1", "--duration", "2", *args]  # fmt: skip
+    iperf_before = iperf_processes()
+    child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = child.communicate(timeout=timeout)
+    assert not leftovers(child.pid, results, iperf_before), leftovers(child.pid, results, iperf_before)
+    return subprocess.CompletedProcess(argv, child.returncode, out, err)
+
+
+def allure_results(results: Path) -> dict[str, dict]:
+    out = {}
+    for f in (results / "allure-results").glob("*-result.json"):
+        data = json.loads(f.read_text())
+        point = next((p["value"] for p in data.get("parameters", []) if p["name"] == "sweep_point"), "")
+        out[point.strip(chr(39)).split("/")[-1]] = data  # baseline/tcp-dut_tx -> tcp-dut_tx
+    return out
+
+
+def iperf_processes() -> set[str]:
+    # exact names: a process whose name only contains "iperf" (a fuzz target) is not a leftover
+    out = subprocess.run(["pgrep", "-a", "-x", "iperf|iperf3"], capture_output=True, text=True, check=False).stdout
+    return set(out.splitlines())
+
+
+def dut_processes(results: Path) -> list[int]:
+    """Host DUT programs whose output goes to a log under `results` (i.e. started by that run)."""
+    out = subprocess.run(["pgrep", "-x", "hil-fw-host"], capture_output=True, text=True, check=False).stdout
+    pids = []
+    for pid in map(int, out.split()):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/1").startswith(str(results)):
+                pids.append(pid)
+        except OSError:
+            continue
+    return pids
+
+
+def leftovers(pid: int, results: Path, iperf_before: set[str]) -> list[str]:
+    """Namespaces, DUT processes and iperf processes a child run of the suite left behind."""
+    found = [ns for ns in list_namespaces() if ns.startswith(f"hil-{pid}-")]
+    found += [f"DUT process {pid}" for pid in dut_processes(results)]
+    found += sorted(iperf_processes() - iperf_before)
+    return found
