@@ -6,10 +6,19 @@ import signal
 import sys
 import threading
 
+from hil.bench.labgrid_place import last_resort_release
 from hil.bench.netns import delete_run_namespaces
 from hil.bench.ssh_host import kill_open_connections
 
-pytest_plugins = ["fixtures.options", "fixtures.host_bench", "fixtures.bench", "fixtures.report"]
+pytest_plugins = [
+    "fixtures.options",
+    "fixtures.host_bench",
+    "fixtures.labgrid",
+    "fixtures.bench",
+    "fixtures.report",
+    "fixtures.exit_status",
+    "fixtures.junit_properties",
+]
 
 UNWIND_LIMIT_S = 30.0
 
@@ -19,6 +28,7 @@ def _last_resort_cleanup() -> None:
     (a third-party teardown that blocks): removes this run's namespaces with every DUT, QEMU and
     iperf process in them, its SSH connections to a peer host, and its helper processes, and exits."""
     removed = delete_run_namespaces(os.getpid())
+    last_resort_release()  # a labgrid place this run holds
     kill_open_connections()  # a remote peer's programs end with their SSH sessions
     for helper in multiprocessing.active_children():  # e.g. pytest-embedded's serial reader
         helper.kill()

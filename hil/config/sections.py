@@ -94,6 +94,18 @@ class ConsoleConfig(Strict):
     dialect: Dialect = "hil-fw"
 
 
+class LabgridConfig(Strict):
+    """A board shared through labgrid: the suite locks this place at its coordinator for the run
+    and takes the DUT's console (the exporter's RFC 2217 port), the PC's bench interface and the
+    debug probe from the place's resources instead of local ports (hil/bench/labgrid_place.py)."""
+
+    place: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]{1,64}$")]
+    coordinator: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:\[\]-]+:[0-9]{1,5}$")] | None = (
+        None  # default: $LG_COORDINATOR
+    )
+    wait_s: Annotated[float, Field(ge=0, le=86400)] = 600.0  # how long a run waits for a place another holds
+
+
 class ProbeConfig(Strict):
     """The debug probe of a board (the SAME70 Xplained's EDBG is CMSIS-DAP)."""
 
@@ -273,6 +285,7 @@ class DutBase(Strict):
     # and a peer host (a bridge, a router); its own address (dut_ip) is for management and ping
     role: Literal["endpoint", "in_path"] = "endpoint"
     peer: PeerConfig | None = None
+    labgrid: LabgridConfig | None = None  # a board shared through a labgrid place (not for DUTs of this PC)
 
     def ladders(self) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
         """The build configurations the DUT window and MSS ladders flash, as the kind's build
@@ -321,10 +334,13 @@ class DutBase(Strict):
                 )
             if not self.LOCAL and self.peer.rate_mbit is not None:
                 raise ValueError("peer.rate_mbit shapes the virtual bench's peer link: a real link is not shaped")
+        if self.labgrid is not None and self.LOCAL:
+            raise ValueError(f"kind {self.kind!r} runs on this PC's virtual bench: a labgrid place is for boards")
         if not self.LOCAL:
-            if self.console.port == "pty" and self.HAS_CONSOLE:
+            if self.console.port == "pty" and self.HAS_CONSOLE and self.labgrid is None:
                 raise ValueError(
-                    f"kind {self.kind!r} needs console.port: the board's serial device (e.g. /dev/ttyACM0)"
+                    f"kind {self.kind!r} needs console.port: the board's serial device (e.g. /dev/ttyACM0), "
+                    "or a labgrid place (`labgrid: {place: NAME}`)"
                 )
             if self.link.shaping or self.link.loss_pct:
                 raise ValueError(

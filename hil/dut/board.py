@@ -13,6 +13,12 @@ if TYPE_CHECKING:
     from hil.console.dialects.base import DialectDriver
 
 
+def local_port_missing(port: str) -> bool:
+    """A serial device path that does not exist (a URL such as rfc2217://host:port is not checked
+    here: its console answers or the test fails)."""
+    return "://" not in port and not Path(port).exists()
+
+
 class RealBoard:
     pid = None
     embedded_build_dir: str | None = None

@@ -8,7 +8,6 @@ named wnd<k> is a window build, mss<n> an MSS build, with the values the files s
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -16,7 +15,7 @@ from pydantic import model_validator
 
 from hil.config.sections import ESP32_PROJECT_DIR, DutBase, EspIdfConfig, WifiConfig
 from hil.dut.adapter import BenchLink, DutKind
-from hil.dut.board import RealBoard
+from hil.dut.board import RealBoard, local_port_missing
 from hil.dut.esp_idf_build import IdfBuild, load_build, project_configs, resolve_build_dir
 from hil.dut.flashers import flash_esptool
 from hil.dut.wifi import WifiStation
@@ -138,7 +137,7 @@ class Esp32Dut(WifiStation, RealBoard):
         config = config or self.default_config
         build = self.build_for(config)
         port = self.console_port
-        if not os.path.exists(port):
+        if local_port_missing(port):
             raise BenchError(f"DUT {self.cfg.name}: serial port {port} does not exist (board plugged in?)")
         if not self.cfg.stock_firmware:
             flash_esptool(build, port, self.idf.flash_baud, self.flash_log)

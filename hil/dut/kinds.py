@@ -10,11 +10,12 @@ from typing import Annotated, Union
 from pydantic import Field
 
 from hil.config.sections import DutBase
-from hil.dut import black_box, cabled_black_box, esp32, qemu, same70, virtual
+from hil.dut import black_box, cabled_black_box, esp32, preflashed, qemu, same70, virtual
 from hil.dut.adapter import BenchLink, DutAdapter, DutKind
 
 KINDS: dict[str, DutKind] = {
-    k.name: k for k in (virtual.KIND, qemu.KIND, same70.KIND, esp32.KIND, black_box.KIND, cabled_black_box.KIND)
+    k.name: k
+    for k in (virtual.KIND, qemu.KIND, same70.KIND, esp32.KIND, black_box.KIND, cabled_black_box.KIND, preflashed.KIND)
 }
 
 # the bench file's DUT section: one model per kind, chosen by its `kind` tag

@@ -4,7 +4,6 @@ virtual COM port."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -12,7 +11,7 @@ from pydantic import model_validator
 
 from hil.config.sections import DutBase, ProbeConfig
 from hil.dut.adapter import BenchLink, DutKind
-from hil.dut.board import RealBoard
+from hil.dut.board import RealBoard, local_port_missing
 from hil.dut.flashers import FLASHERS
 from hil.dut.images import ImageSource
 from hil.dut.presets import Ladder, ladders
@@ -74,7 +73,7 @@ class Same70Dut(RealBoard):
         image = self.images.image(config)
         FLASHERS[self.cfg.flasher_name](image, self.cfg.probe, self.flash_log)
         port = self.console_port
-        if not os.path.exists(port):
+        if local_port_missing(port):
             raise BenchError(f"DUT {self.cfg.name}: console port {port} does not exist (the EDBG's serial port?)")
         self.current_config = config
         self.flash_count += 1

@@ -45,7 +45,7 @@ ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n 
         (
             "duts:\n  - name: d\n    kind: toaster\n    thresholds: x\n",
             "duts[0].kind: unknown kind 'toaster' (one of 'virtual', 'qemu', 'same70', 'esp32', 'black_box', "
-            "'cabled_black_box')",
+            "'cabled_black_box', 'preflashed')",
         ),
         ("duts:\n  - name: d\n    kind: esp32\n    link: {shaping: false}\n    thresholds: x\n", "needs console.port"),
         (ESP + "    thresholds: x\n", "kind 'esp32' needs wifi: the access point's ssid and psk_env"),

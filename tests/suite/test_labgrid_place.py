@@ -1,0 +1,159 @@
+"""A DUT shared through labgrid, end to end: a real coordinator and exporter started here export a
+board made of the virtual bench - the host firmware on its tap, its UART a pseudo-terminal the
+exporter serves over RFC 2217, the PC's interface of the link - and the suite is given only the
+place's name (a `preflashed` board: the firmware is already running). It locks the place, takes
+the console, the NIC and the probe from the place and releases it at the end; a second run is
+refused with the holder named after a bounded wait; a run killed with SIGKILL leaves a lock the
+next start names and releases; nothing is left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hil.bench.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
+from hil.bench.labgrid_place import LABGRID_PYTHON
+from hil.bench.netns import PC_IF, TAP, TbfShaping, TopologyConfig, VirtualTopology
+from hil.exit_codes import ExitCode
+from hil.paths import PROJECT_ROOT, host_firmware
+from tests.support.child_suite import iperf_processes
+from tests.support.labgrid_bench import LabgridBench
+
+pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
+
+PC_IP, DUT_IP = "10.81.0.1", "10.81.0.2"
+PLACE = "hil-board-1"
+PROBE_SERIAL = "ATML2407060000001234"
+
+
+def bench_file(tmp_path: Path, lab: LabgridBench, pc_ns: str) -> Path:
+    path = tmp_path / "shared-board.yaml"
+    path.write_text(json.dumps({  # YAML is a superset of JSON
+        "name": "labgrid-lab",
+        "duts": [{
+            "name": "shared-board",
+            "kind": "preflashed",
+            "description": "the host firmware on the virtual link, shared through labgrid",
+            "console": {"dialect": "hil-fw"},  # no port: the place's
+            "labgrid": {"place": PLACE, "coordinator": lab.address, "wait_s": 0},
+            "network": {"pc_ip": PC_IP, "pc_netns": pc_ns, "dut_ip": DUT_IP},
+            "link": {"rate_mbit": 100, "shaping": False},  # shaped by this test, as a cable would be
+            "thresholds": "virtual-100m",
+        }],
+    }))  # fmt: skip
+    return path
+
+
+@pytest.fixture
+def shared_board(tmp_path: Path) -> Iterator[tuple[Path, LabgridBench]]:
+    """The board (the host firmware on a 100 Mbit/s link, its UART a pty) and the lab exporting it."""
+    if not LABGRID_PYTHON.exists():
+        pytest.fail(f"labgrid is not installed in {LABGRID_PYTHON.parent.parent} (./suite setup)")
+    with VirtualTopology(TopologyConfig(PC_IP, DUT_IP)) as topo:
+        topo.shape(TbfShaping(rate_mbit=100))
+        line = PtySerialLine(tmp_path / "uart")
+        spec = HostDutSpec(binary=host_firmware("default"), netns=topo.dut_ns, tap=TAP, ip=DUT_IP)
+        try:
+            with HostDutProcess(spec, tmp_path / "board", line):
+                lab = LabgridBench(tmp_path / "lab", os.ttyname(line.slave), PC_IF, PLACE, PROBE_SERIAL)
+                with lab:
+                    yield bench_file(tmp_path, lab, topo.pc_ns), lab
+                assert not lab.ser2net_processes(), lab.ser2net_processes()
+        finally:
+            line.close()
+
+
+def suite_argv(bench: Path, results: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "tests/hil/test_sweeps.py", "-m", "baseline", "-k", "tcp-dut_tx",
+            "--bench", str(bench), "--repeat", "1", "--results-dir", str(results),
+            f"--alluredir={results / 'allure-results'}", *extra]  # fmt: skip
+
+
+def start_suite(bench: Path, results: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(suite_argv(bench, results, *extra), cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
+
+
+def wait_holder(lab: LabgridBench, pid: int, timeout_s: float = 60) -> str:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        holder = lab.holder()
+        if holder and f":hil-{pid}-" in holder:
+            return holder
+        time.sleep(0.2)
+    raise AssertionError(f"run {pid} did not lock {PLACE} within {timeout_s:g} s")
+
+
+def test_a_place_gives_the_suite_its_dut_and_is_locked_released_and_recovered(
+    tmp_path: Path, shared_board: tuple[Path, LabgridBench]
+) -> None:
+    bench, lab = shared_board
+    iperf_before = iperf_processes()
+
+    # one run: locked, measured through the place's console and NIC, released
+    first = start_suite(bench, tmp_path / "first", "--duration", "6")
+    holder = wait_holder(lab, first.pid)
+    # a second run wanting the same place waits (bounded), then stops with one line naming the holder
+    second = subprocess.run(suite_argv(bench, tmp_path / "second", "--labgrid-wait", "3"), cwd=PROJECT_ROOT,
+                            capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    out2 = second.stdout + second.stderr
+    assert second.returncode == ExitCode.BENCH_FAULT, out2[-3000:]
+    assert f"labgrid place {PLACE} is held by {holder}: waiting up to 3 s" in out2, out2[-3000:]
+    refused = [ln for ln in out2.splitlines() if f"labgrid place {PLACE} is held by {holder} (waited 3 s)" in ln]
+    assert len(refused) == 1 and "cannot reserve DUT 'shared-board'" in refused[0], out2[-3000:]
+    assert "Traceback" not in out2
+    out1, _ = first.communicate(timeout=180)
+    assert first.returncode == 0 and "1 passed" in out1, out1[-3000:]
+    assert f"hil: labgrid place {PLACE} at {lab.address}, locked as {holder}; console rfc2217://127.0.0.1:" in out1
+    assert f"NIC {PC_IF} (exporter 127.0.0.1); probe serial {PROBE_SERIAL}" in out1, out1[-3000:]
+    env = (tmp_path / "first" / "allure-results" / "environment.properties").read_text()
+    assert "Labgrid=place hil-board-1" in env and "Board=the host firmware on the virtual link" in env
+    assert lab.holder() is None  # released at the end of the run
+
+    # a run killed with SIGKILL (a runner's timeout) right after it locked the place
+    killed = start_suite(bench, tmp_path / "killed", "--duration", "6")
+    assert killed.stdout is not None
+    for text in killed.stdout:
+        if f"hil: labgrid place {PLACE} at" in text:
+            os.killpg(killed.pid, signal.SIGKILL)
+            break
+    killed.wait(30)
+    stale = wait_holder(lab, killed.pid, timeout_s=5)
+    # the next start names the stale lock, releases it and runs
+    after = subprocess.run(suite_argv(bench, tmp_path / "after", "--duration", "2"), cwd=PROJECT_ROOT,
+                           capture_output=True, text=True, timeout=180, check=False)  # fmt: skip
+    out3 = after.stdout + after.stderr
+    assert after.returncode == 0 and "1 passed" in out3, out3[-3000:]
+    line = f"hil: labgrid place {PLACE}: stale lock of {stale} (run pid {killed.pid} on this host is gone (killed?))"
+    assert line in out3, out3[-3000:]
+    assert lab.holder() is None
+
+    # nothing else left behind: no process of the killed run, no iperf, no stray lock
+    group = subprocess.run(["pgrep", "-g", str(killed.pid)], capture_output=True, text=True, check=False).stdout
+    assert not group.strip(), group
+    deadline = time.monotonic() + 15
+    while iperf_processes() - iperf_before and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not iperf_processes() - iperf_before, iperf_processes() - iperf_before
+    print(f"holder {holder}; second run refused after 3 s; stale lock {stale} released by the next start")
+
+
+def test_a_place_held_by_someone_else_is_unlocked_by_hand(shared_board: tuple[Path, LabgridBench]) -> None:
+    """`./suite labgrid-unlock PLACE` releases a lock whoever holds it (a person's, another host's)."""
+    _, lab = shared_board
+    assert lab.client("-p", PLACE, "lock", user="alice").returncode == 0
+    assert lab.holder() is not None and lab.holder().endswith("/alice")  # type: ignore[union-attr]
+    out = subprocess.run(["./suite", "labgrid-unlock", PLACE, "--coordinator", lab.address], cwd=PROJECT_ROOT,
+                         capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert out.returncode == 0 and f"labgrid place {PLACE}: released the lock of " in out.stdout, (
+        out.stdout + out.stderr
+    )
+    assert lab.holder() is None
