@@ -100,9 +100,8 @@ class LabgridConfig(Strict):
     debug probe from the place's resources instead of local ports (hil/bench/labgrid_place.py)."""
 
     place: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]{1,64}$")]
-    coordinator: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:\[\]-]+:[0-9]{1,5}$")] | None = (
-        None  # default: $LG_COORDINATOR
-    )
+    # HOST:PORT of the labgrid coordinator; None: $LG_COORDINATOR
+    coordinator: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:\[\]-]+:[0-9]{1,5}$")] | None = None
     wait_s: Annotated[float, Field(ge=0, le=86400)] = 600.0  # how long a run waits for a place another holds
 
 

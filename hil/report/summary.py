@@ -10,10 +10,8 @@ import html
 import io
 from dataclasses import dataclass, fields
 
-from hil.results.recorder import CaseRecord, metric_unit
+from hil.results.recorder import PRIMARY_METRIC, CaseRecord, metric_better, metric_unit
 
-# the metric that carries a case's number, by the record's unit
-PRIMARY_METRIC = {"Mbit/s": "mbps", "ms": "median_ms", "% lost": "loss_pct"}
 METRIC_NAMES = {
     "mbps": "median goodput",
     "median_ms": "median",
@@ -199,8 +197,7 @@ def _cells(r: SummaryRow) -> dict[str, tuple[str, str]]:
 def _baseline_limit(r: SummaryRow) -> str:
     if r.baseline_limit is None:
         return ""
-    higher_is_better = r.metric.endswith("mbps") or r.metric == "efficiency_pct"
-    return f"{'>=' if higher_is_better else '<='} {_fmt(r.baseline_limit, r.unit)}"
+    return f"{'>=' if metric_better(r.metric) == 'higher' else '<='} {_fmt(r.baseline_limit, r.unit)}"
 
 
 def to_csv(rows: list[SummaryRow]) -> str:
@@ -252,8 +249,7 @@ def _better(r: SummaryRow) -> str:
         return ""
     if r.change_pct is not None and abs(r.change_pct) < NOTABLE_CHANGE_PCT:
         return ""
-    higher_is_better = r.metric.endswith("mbps") or r.metric == "efficiency_pct"
-    return "up" if (r.change > 0) == higher_is_better else "down"
+    return "up" if (r.change > 0) == (metric_better(r.metric) == "higher") else "down"
 
 
 def _row(r: SummaryRow, columns: list[tuple[str, str, bool]]) -> str:

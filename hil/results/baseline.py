@@ -22,11 +22,9 @@ from pathlib import Path
 
 from hil.config.errors import ConfigError
 from hil.config.thresholds import RegressionTolerance
-from hil.results.recorder import CaseRecord, metric_better, metric_unit
+from hil.results.recorder import PRIMARY_METRIC, SPREAD_METRIC, CaseRecord, metric_better, metric_unit
 
 FORMAT = "hil-baseline/1"
-# the number a case is compared on, by its record's unit; its spread over the repetitions
-COMPARED = {"Mbit/s": ("mbps", "sd_mbps"), "ms": ("median_ms", "sd_ms"), "% lost": ("loss_pct", None)}
 # verdicts whose numbers describe the DUT: a bench fault's numbers are no baseline
 USABLE_VERDICTS = ("passed", "no criterion", "recorded")
 
@@ -92,7 +90,8 @@ def compare(rec: CaseRecord, base: dict[str, BaselineValue], tolerance: Regressi
     """Every compared metric of the record that the baseline has (the case's number unless the
     tolerance names its metrics)."""
     metrics = rec.metrics()
-    default_metric, sd_key = COMPARED.get(rec.unit, ("mbps", "sd_mbps"))
+    default_metric = PRIMARY_METRIC.get(rec.unit, "mbps")
+    sd_key = SPREAD_METRIC.get(default_metric)
     names = tolerance.metrics or [default_metric]
     out = []
     for name in names:
@@ -116,7 +115,8 @@ def record_values(line: dict[str, object]) -> dict[str, BaselineValue]:
     """Every metric of one results.jsonl record line (a tolerance may name any of them), the
     case's own number with its spread over the repetitions."""
     rec = CaseRecord(**{k: line[k] for k in CaseRecord.__dataclass_fields__ if k in line})  # type: ignore[arg-type]
-    own, sd_key = COMPARED.get(rec.unit, ("mbps", "sd_mbps"))
+    own = PRIMARY_METRIC.get(rec.unit, "mbps")
+    sd_key = SPREAD_METRIC.get(own)
     metrics = rec.metrics()
     own_sd = float(metrics.get(sd_key, 0.0)) if sd_key else 0.0
     return {

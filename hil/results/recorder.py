@@ -71,6 +71,11 @@ class CaseRecord:
         return out | self.measured
 
 
+# the metric that carries a case's number, by the record's unit, and its spread over the repetitions
+PRIMARY_METRIC = {"Mbit/s": "mbps", "ms": "median_ms", "% lost": "loss_pct"}
+SPREAD_METRIC = {"mbps": "sd_mbps", "median_ms": "sd_ms"}
+
+
 def metric_unit(name: str) -> str:
     """A metric's unit from its name: *mbps Mbit/s, *_pct %, *_ms ms, anything else a count."""
     if name.endswith("mbps"):

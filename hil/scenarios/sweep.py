@@ -95,22 +95,22 @@ def compare_with_baseline(hil: HilContext, scenario: str, rec: CaseRecord) -> No
     case the baseline does not have, or measured for the record only, is not compared."""
     if hil.baseline is None or rec.baseline:
         return
-    known = hil.baseline.cases.get(f"{scenario}/{rec.case}")
+    case = f"{scenario}/{rec.case}"
+    known = hil.baseline.cases.get(case)
     if known is None or hil.thresholds.limits(scenario, rec.case).no_criterion is not None:
         return
     tolerance = hil.thresholds.tolerance(scenario)
-    case = f"{scenario}/{rec.case}"
     rec.baseline = {c.metric: c.as_fields(case, tolerance) for c in compare(rec, known, tolerance)}
 
 
 def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: str | None = None) -> None:
     """Checks every record of a scenario against its limits (all recorded first) and fails with
-        one message listing every violation; then against the --baseline run (a regression: a DUT
-    failure too, raised when no threshold was missed). Two bench faults (BenchFault), raised only when the DUT
-        missed no threshold on its own: a generator that missed its rate (the case is not checked),
-        and a DUT emulated on the bench PC that missed a threshold while it waited for a host core
-        beyond its limit (record.host_starved: the figures are in the message). With a `title`, the
-        case's title becomes it followed by every number against its criterion (hil.checks.case_title)."""
+    one message listing every violation; then against the --baseline run (a regression, a DUT
+    failure too, raised when no threshold was missed). Two bench faults (BenchFault), raised only
+    when the DUT missed no threshold on its own: a generator that missed its rate (the case is not
+    checked), and a DUT emulated on the bench PC that missed a threshold while it waited for a host
+    core beyond its limit (record.host_starved: the figures are in the message). With a `title`,
+    the case's title becomes it followed by every number against its criterion (hil.checks.case_title)."""
     problems: list[str] = []
     regressions: list[str] = []
     limited = [r.case for r in records if r.generator_limited]
