@@ -67,6 +67,8 @@ class Browser:
         self._ws: ClientConnection | None = None
         self._session: str | None = None
         self._next_id = 0
+        self._in_flight: set[str] = set()  # request ids the page is still loading
+        self._last_network = 0.0  # when the page last started or finished a request (monotonic)
 
     def __enter__(self) -> Self:
         _remove_stale_profiles()
@@ -146,6 +148,12 @@ class Browser:
     def _note(self, event: dict) -> None:  # type: ignore[type-arg]
         """Keeps what a page event says about requests and errors."""
         method, p = event.get("method"), event.get("params", {})
+        if str(method).startswith("Network."):
+            self._last_network = time.monotonic()
+        if method == "Network.requestWillBeSent":
+            self._in_flight.add(p.get("requestId", ""))
+        elif method in ("Network.loadingFinished", "Network.loadingFailed"):
+            self._in_flight.discard(p.get("requestId", ""))
         if method == "Network.requestWillBeSent":
             self.events.requests.append(p["request"]["url"])
         elif method == "Network.loadingFailed" and not p.get("canceled"):
@@ -183,6 +191,29 @@ class Browser:
             time.sleep(0.1)
         return False
 
+    def settle(self, quiet_s: float = 0.3, max_s: float = 3.0) -> bool:
+        """Waits until the page is quiet: no request in flight, none started or finished for
+        `quiet_s`, every image decoded (what a click on an attachment loads has arrived and is
+        drawn, and late errors of its scripts are in). False when `max_s` passed first."""
+        self._last_network = time.monotonic()  # what was just clicked may start a request
+        deadline = time.monotonic() + max_s
+        while time.monotonic() < deadline:
+            drawn = self.evaluate("[...document.images].every(i => i.complete)")
+            if drawn and not self._in_flight and time.monotonic() - self._last_network >= quiet_s:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def next_frame(self) -> None:
+        """Returns once the page has laid out and painted again (two animation frames)."""
+        self._call(
+            "Runtime.evaluate",
+            {
+                "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
+                "awaitPromise": True,
+            },
+        )
+
     def text(self) -> str:
         return str(self.evaluate("document.body ? document.body.innerText : ''") or "")
 
@@ -200,7 +231,7 @@ class Browser:
             height = min(max(int(self.evaluate(tallest) or 0), self.height), max_height)
             if height > self.height:
                 self._viewport(height)
-                time.sleep(0.5)  # the page lays out again
+                self.next_frame()  # the page lays out again
         try:
             data = self._call("Page.captureScreenshot", {"format": "png"})["data"]
         finally:

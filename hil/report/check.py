@@ -30,6 +30,8 @@ HAS_NUMBER = re.compile(r"\d")
 HAS_CRITERION = re.compile(r">=|<=|no criterion")
 LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-error:")
 PAGE_TIMEOUT_S = 20.0
+SETTLE_QUIET_S = 0.3  # no request started or finished for this long: the page is drawn
+SETTLE_MAX_S = 10.0
 # what the check opens before a screenshot (Allure 3.18's awesome report), as JavaScript lists of
 # elements to click: the tree's top groups, the summary's table, a case's charts
 _HEADERS = "document.querySelectorAll('[data-testid=test-result-attachment-header]')"
@@ -144,8 +146,9 @@ class ReportCheck:
         shown = b.open(url, f"document.body && {ready}", PAGE_TIMEOUT_S)
         if shown and expand:  # the header's button toggles an attachment; a tree title its group
             b.evaluate(f"[...{expand}].forEach(e => (e.querySelector('button') || e).click())")
-            b.wait("false", 1.5)  # attachments load, images decode
-        b.wait("false", 0.5)  # late requests and errors of the page's scripts
+        # attachments load and images decode; late requests and errors of the page's scripts come in
+        if not b.settle(quiet_s=SETTLE_QUIET_S, max_s=SETTLE_MAX_S):
+            self.problems.append(f"{name}: the page was still loading {SETTLE_MAX_S:g} s after it showed")
         shot = self.shots / f"{len(self.taken) + 1:02d}-{_slug(name)}.png"
         b.screenshot(shot, full_page=True)
         self.taken.append(shot)
