@@ -17,6 +17,7 @@ from hil.paths import PROJECT_ROOT
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
 RANDOM_LINES = 10_000
+CHECKPOINT_EVERY = 1_000  # lines; then running tests are stopped and the console must answer
 MALFORMED_UDP = 1_000
 MALFORMED_TCP = 1_000
 SANITIZER_MARKERS = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer")
@@ -76,7 +77,7 @@ def test_random_console_lines(asan_dut: RunningHostDut) -> None:
     for i in range(RANDOM_LINES):
         console.write_raw(random_line(rng) + rng.choice([b"\r\n", b"\n", b"\r"]))
         console.poll_lines()
-        if i % 100 == 99:
+        if i % CHECKPOINT_EVERY == CHECKPOINT_EVERY - 1:
             console.drain(0.3)  # a random `restart` reboots the DUT: its banner is not a command's answer
             stop_tests(asan_dut)
             console.command("version", timeout_s=15)
