@@ -10,20 +10,17 @@ core kept busy (0.26-0.78 % lost at 500 B, up to 5 % at 1448 B).
 
 The kernel keeps per thread how long it ran and how long it waited runnable
 (/proc/PID/task/TID/schedstat: run ns, run-queue wait ns, time slices). A meter samples those of
-one thread a few times a second, so any record's time window gets the share of it: `window`.
+one thread a few times a second (hil.bench.counter_sampler), so any record's time window gets the
+share of it: `window`.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-SAMPLE_PERIOD_S = 0.25
-KEEP_SAMPLES = 4 * 3600  # one hour at 4 Hz: longer than any case
+from hil.bench.counter_sampler import CounterSampler, Reading
 
 ThreadId = tuple[int, int]  # (process id, thread id)
 
@@ -75,14 +72,6 @@ def thread_named(pid: int, name: str) -> int | None:
     return None
 
 
-@dataclass(frozen=True)
-class _Sample:
-    t: float
-    thread: ThreadId
-    run_ns: int
-    wait_ns: int
-
-
 class CpuShareMeter:
     """Samples one thread's schedstat in the background; `window(start, stop)` is its share of a
     core between two wall-clock times. `find_thread` names the thread to watch now (it changes when
@@ -92,54 +81,26 @@ class CpuShareMeter:
         self.what = what
         self.find_thread = find_thread
         self.starved_above_pct = starved_above_pct
-        self._samples: deque[_Sample] = deque(maxlen=KEEP_SAMPLES)
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._sampler = CounterSampler("dut-cpu-share", self._read)
+
+    def _read(self) -> Reading:
+        thread = self.find_thread()
+        stat = read_schedstat(*thread) if thread is not None else None
+        return (thread, stat) if stat is not None else None
 
     def start(self) -> None:
-        if self._thread is None:
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name="dut-cpu-share", daemon=True)
-            self._thread.start()
+        self._sampler.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-            self._thread = None
-
-    def _sample(self) -> _Sample | None:
-        thread = self.find_thread()
-        if thread is None:
-            return None
-        stat = read_schedstat(*thread)
-        if stat is None:
-            return None
-        s = _Sample(time.time(), thread, *stat)
-        with self._lock:
-            self._samples.append(s)
-        return s
-
-    def _run(self) -> None:
-        while not self._stop.wait(SAMPLE_PERIOD_S):
-            self._sample()
+        self._sampler.stop()
 
     def window(self, start: float, stop: float) -> CpuShare | None:
         """The thread's share of a core from `start` to now (`stop` is when the case ended, just
-        before this call): from the last sample at or before `start` to a fresh one. None when
-        the thread was not sampled over the whole window."""
-        end = self._sample()
-        if end is None or stop <= start:
+        before this call); None when the thread was not sampled over the whole window."""
+        grown = self._sampler.growth(start, stop)
+        if grown is None:
             return None
-        with self._lock:
-            before = [s for s in self._samples if s.thread == end.thread and s.t <= start + SAMPLE_PERIOD_S]
-        if not before:
-            return None
-        first = before[-1]
-        span_ns = (end.t - first.t) * 1e9
-        if span_ns <= 0:
-            return None
-        run = 100.0 * (end.run_ns - first.run_ns) / span_ns
-        wait = 100.0 * (end.wait_ns - first.wait_ns) / span_ns
-        return CpuShare(self.what, run, wait, self.starved_above_pct)
+        run_ns, wait_ns = grown.deltas
+        return CpuShare(
+            self.what, 100.0 * run_ns / grown.span_ns, 100.0 * wait_ns / grown.span_ns, self.starved_above_pct
+        )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from hil.stats import Summary
 
 if TYPE_CHECKING:
+    from hil.bench.cpu_pressure import CpuPressure
     from hil.bench.cpu_share import CpuShare
 
 
@@ -112,6 +113,7 @@ class Recorder:
         self.link: dict[str, object] = {}  # facts of the DUT's link (Wi-Fi RSSI, channel) kept with every record
         self.dut_facts: dict[str, object] = {}  # the DUT's state when the test began (free heap), with every record
         self.dut_cpu: Callable[[float, float], CpuShare | None] | None = None
+        self.pc_cpu: Callable[[float, float], CpuPressure | None] | None = None
         self.test: str | None = None  # the pytest case running now (set by the pytest layer)
         self.run_id = time.strftime("%Y%m%dT%H%M%S")
         results_dir.mkdir(parents=True, exist_ok=True)
@@ -129,6 +131,11 @@ class Recorder:
         (hil.bench.cpu_share); None for a board with its own CPU."""
         self.dut_cpu = window
 
+    def set_pc_cpu(self, window: Callable[[float, float], CpuPressure | None] | None) -> None:
+        """How to tell how contended the bench PC's CPUs were between two times
+        (hil.bench.cpu_pressure); None where the kernel does not say."""
+        self.pc_cpu = window
+
     def record(self, rec: CaseRecord, start: float, stop: float) -> None:
         """Writes the record before any threshold is checked."""
         self.rows.append(rec)
@@ -141,6 +148,9 @@ class Recorder:
         if share is not None:
             rec.extra["dut_cpu"] = share.as_fields()
             rec.host_starved = share.starved
+        pressure = self.pc_cpu(start, stop) if self.pc_cpu is not None else None
+        if pressure is not None:  # evidence only: it does not tell a loaded PC from an idle one well enough to gate
+            rec.extra["pc_cpu"] = pressure.as_fields()
         now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         line = {"run": self.run_id, "time": now, "profile": self.profile, **asdict(rec)}
         with self.jsonl.open("a") as f:

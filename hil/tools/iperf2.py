@@ -16,6 +16,7 @@ from pathlib import Path
 from hil.bench.proc import ListeningServer
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
+from hil.tools.watched_run import StopWhen, run_watched
 
 IPERF2 = "iperf"
 
@@ -116,11 +117,13 @@ class ClientRun:
     argv: list[str]
 
 
-def run_client(netns_prefix: list[str], args: Iperf2ClientArgs, timeout_s: float) -> ClientRun:
-    """Runs an iperf 2 client to completion (killed after timeout_s)."""
+def run_client(
+    netns_prefix: list[str], args: Iperf2ClientArgs, timeout_s: float, stop_when: StopWhen | None = None
+) -> ClientRun:
+    """Runs an iperf 2 client to completion (killed after timeout_s, or when `stop_when` says why)."""
     argv = [*netns_prefix, *args.argv()]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+        proc = run_watched(argv, timeout_s, stop_when, what="the iperf client")
     except subprocess.TimeoutExpired as exc:
         raise BenchError(f"iperf client did not finish within {timeout_s:g} s: {' '.join(argv)}") from exc
     except FileNotFoundError as exc:

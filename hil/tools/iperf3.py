@@ -16,6 +16,7 @@ from pathlib import Path
 from hil.bench.proc import ListeningServer
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
+from hil.tools.watched_run import StopWhen, run_watched
 
 IPERF3 = "iperf3"
 
@@ -140,10 +141,13 @@ class Iperf3ClientArgs:
         return args
 
 
-def run_client(netns_prefix: list[str], args: Iperf3ClientArgs, timeout_s: float) -> tuple[Iperf3Result, str]:
+def run_client(
+    netns_prefix: list[str], args: Iperf3ClientArgs, timeout_s: float, stop_when: StopWhen | None = None
+) -> tuple[Iperf3Result, str]:
+    """Runs an iperf 3 client to completion (killed after timeout_s, or when `stop_when` says why)."""
     argv = [*netns_prefix, *args.argv()]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+        proc = run_watched(argv, timeout_s, stop_when, what="the iperf3 client")
     except subprocess.TimeoutExpired:
         raise BenchError(f"iperf3 client did not finish within {timeout_s:g} s: {' '.join(argv)}") from None
     except FileNotFoundError:

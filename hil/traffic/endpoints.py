@@ -26,6 +26,7 @@ from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server
 from hil.tools.iperf2 import run_client as run_iperf2_client
 from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, json_document, parse_json
 from hil.tools.iperf3 import run_client as run_iperf3_client
+from hil.tools.watched_run import StopWhen
 
 Generator = Literal["iperf2", "iperf3"]
 
@@ -202,8 +203,11 @@ class HostEndpoint:
     def __init__(
         self, name: str, netns_prefix: list[str], ip: str, workdir: Path,
         tcp_congestion: str | None = DEFAULT_TCP_CONGESTION, python: str = sys.executable,
+        stop_when: StopWhen | None = None,
     ) -> None:  # fmt: skip
         self.name = name
+        # why a client of this host should stop now (the DUT between the hosts died), or None
+        self.stop_when = stop_when
         self.netns_prefix = netns_prefix  # runs a program on the host: a namespace's, or an SSH session's
         self.python = python  # the host's Python (its stream peer runs on it)
         self.ip = ip
@@ -236,7 +240,7 @@ class HostEndpoint:
             args3 = Iperf3ClientArgs(host=to, port=flow.port, udp=udp, duration_s=flow.duration_s, length=flow.length,
                                      bandwidth=rate, window=flow.window, congestion=self.tcp_congestion,
                                      amount=flow.amount, mss=flow.mss)  # fmt: skip
-            result, text = run_iperf3_client(self.netns_prefix, args3, timeout_s=flow.timeout_s)
+            result, text = run_iperf3_client(self.netns_prefix, args3, flow.timeout_s, self.stop_when)
             receiver = ReceiverReport(
                 result.receiver_mbps, duration_s=result.duration_s, jitter_ms=result.jitter_ms,
                 lost=result.lost_packets, datagrams=result.packets, bytes=result.bytes,
@@ -249,7 +253,7 @@ class HostEndpoint:
             bandwidth=flow.rate_arg(), window=flow.window, mss=flow.mss, congestion=self.tcp_congestion,
             udp_fin=flow.udp_fin,
         )  # fmt: skip
-        run = run_iperf2_client(self.netns_prefix, args, timeout_s=flow.timeout_s)
+        run = run_iperf2_client(self.netns_prefix, args, timeout_s=flow.timeout_s, stop_when=self.stop_when)
         raw = {f"{self.label} iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}"}
         return SenderReport(run.record.mbps, bytes=run.record.bytes, raw=raw)
 

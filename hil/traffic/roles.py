@@ -23,6 +23,7 @@ from hil.errors import BenchError, DutError
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
 from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, parse_bidir_json
 from hil.tools.iperf3 import run_client as run_iperf3_client
+from hil.tools.watched_run import StopWhen
 from hil.traffic.endpoints import (
     HOST_UDP_RCVBUF,
     DutConsoleEndpoint,
@@ -138,6 +139,7 @@ class PcSide:
     ip: str
     workdir: Path
     tcp_congestion: str | None = DEFAULT_TCP_CONGESTION  # of the PC's TCP senders (bench file pc.tcp_congestion)
+    stop_when: StopWhen | None = None  # why the PC's clients should stop now (the DUT in the path died)
 
 
 @dataclass
@@ -158,7 +160,7 @@ def _limited(sent_mbps: float, spec: TrafficSpec) -> bool:
 
 
 def pc_endpoint(pc: PcSide) -> HostEndpoint:
-    return HostEndpoint("PC", pc.netns_prefix, pc.ip, pc.workdir, pc.tcp_congestion)
+    return HostEndpoint("PC", pc.netns_prefix, pc.ip, pc.workdir, pc.tcp_congestion, stop_when=pc.stop_when)
 
 
 def dut_endpoint(dut: DutSide) -> DutConsoleEndpoint:
