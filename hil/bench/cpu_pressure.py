@@ -9,8 +9,9 @@ microseconds in which at least one runnable task waited for a CPU; a meter sampl
 times a second (hil.bench.counter_sampler), so any record's time window gets the share of it in
 which something waited: `window`. A kernel without PSI gives no figure.
 
-Why it is not gated: on a 2-core machine of this kind the shaped 100 Mbit/s cases leave the CPUs
-mostly idle, so a busy loop on one core hardly shows (0.3-21 % per case with it, 1-37 % without
+Why it is not gated: the kernel weighs each CPU's stall time by how busy that CPU was, and on a
+2-core machine of this kind the shaped 100 Mbit/s cases leave the CPUs mostly idle, so a busy
+loop on one core (busy, but with nothing waiting behind it) hardly shows (0.3-21 % per case with it, 1-37 % without
 it over a whole `./suite test`, the highest in flood pings): no limit separates a loaded PC from
 an idle one. A bench PC shared with other jobs (a CI runner) shows in it all the same.
 """

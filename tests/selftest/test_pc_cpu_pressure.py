@@ -47,14 +47,16 @@ def test_a_window_gets_the_share_of_it_in_which_a_task_waited(tmp_path: Path) ->
 
 
 @pytest.mark.skipif(not PRESSURE_FILE.exists(), reason="this kernel has no pressure stall information")
-def test_two_spinners_on_one_cpu_show_as_pressure() -> None:
-    """Two busy loops pinned to one CPU: one of them always waits for it."""
-    cpu = sorted(os.sched_getaffinity(0))[0]
+def test_two_spinners_on_every_cpu_show_as_pressure() -> None:
+    """Two busy loops pinned to each CPU: on every CPU one of them always waits. (The kernel
+    weighs each CPU's stall time by how busy that CPU was: spinners on one CPU of two while a
+    busy loop holds the other show as 50 %.)"""
     meter = CpuPressureMeter()
     meter.start()
-    spinners = [subprocess.Popen([sys.executable, "-c", SPIN, str(cpu)]) for _ in range(2)]
+    cpus = sorted(os.sched_getaffinity(0))
+    spinners = [subprocess.Popen([sys.executable, "-c", SPIN, str(cpu)]) for cpu in cpus for _ in range(2)]
     try:
-        time.sleep(0.5)  # both running
+        time.sleep(0.5)  # all running
         start = time.time()
         time.sleep(1.5)
         share = meter.window(start, time.time())
