@@ -180,6 +180,7 @@ class Browser:
     def open(self, url: str, ready: str, timeout_s: float = 20.0) -> bool:
         """Navigates to `url` and waits until the JavaScript expression `ready` is true in the
         page; False when it never became true within `timeout_s`."""
+        self._in_flight.clear()  # a request the last page left unfinished is not this page's
         self._call("Page.navigate", {"url": url})
         return self.wait(ready, timeout_s)
 
