@@ -11,9 +11,10 @@ which something waited: `window`. A kernel without PSI gives no figure.
 
 Why it is not gated: the kernel weighs each CPU's stall time by how busy that CPU was, and on a
 2-core machine of this kind the shaped 100 Mbit/s cases leave the CPUs mostly idle, so a busy
-loop on one core (busy, but with nothing waiting behind it) hardly shows (0.3-21 % per case with it, 1-37 % without
-it over a whole `./suite test`, the highest in flood pings): no limit separates a loaded PC from
-an idle one. A bench PC shared with other jobs (a CI runner) shows in it all the same.
+loop on one core (busy, but with nothing waiting behind it) hardly shows: 0.3-21 % per case with
+it, 1-37 % without it over a whole `./suite test` (the highest in flood pings). No limit
+separates a loaded PC from an idle one. A bench PC shared with other jobs (a CI runner) shows in
+it all the same.
 """
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ def run_watched(
     argv: list[str], timeout_s: float, stop_when: StopWhen | None = None, what: str = "the program"
 ) -> subprocess.CompletedProcess[str]:
     """subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s) that also stops
-    the program (Stopped, naming it as `what`) as soon as `stop_when()` gives a reason. The program is killed when
-    this returns early for any reason (a timeout, Ctrl-C, a stop)."""
+    the program (Stopped, naming it as `what`) as soon as `stop_when()` gives a reason. The
+    program is killed when this returns early for any reason (a timeout, Ctrl-C, a stop)."""
     if stop_when is None:
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
     started = time.monotonic()
@@ -48,6 +48,6 @@ def run_watched(
                 if reason:
                     raise Stopped(reason, what, time.monotonic() - started) from None
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+        if proc.poll() is None:  # as subprocess.run does: kill, then wait for the process only (a
+            proc.kill()  # child of it, e.g. an ssh session, may hold the pipes open a while longer)
+            proc.wait()
