@@ -1,7 +1,8 @@
 """The stream peer: one host's end of the bursty multi-stream UDP test (the thesis's Network
 Stream Service). It sends its streams as precisely paced bursts and receives the other end's,
-counting per stream what arrived, out of order and late, and every burst that arrived incomplete
-(the same rules as the firmware's stream_rx_account in firmware/common/src/stream_wire.c).
+counting per stream what arrived (each packet once), duplicated, out of order and late, and every
+burst that arrived incomplete (the same rules as the firmware's stream_rx_account in
+firmware/common/src/stream_wire.c).
 
 Standard library only, one file: a peer host reached over SSH runs this very source with its own
 ``python3 -c`` (nothing is copied to it or left on it). Protocol on stdin/stdout, one line each:
@@ -53,9 +54,16 @@ def encode(stream_id: int, index: int, burst: int, seq: int, sent_us: int, size:
     return HEADER.pack(MAGIC, stream_id, index, burst, seq, sent_us).ljust(size, b"\0")
 
 
+RX_WINDOW = 4  # bursts kept open for stragglers (the firmware's FW_STREAM_RX_WINDOW)
+
+
 @dataclass
 class StreamRx:
-    """Receiver accounting of one stream (same rules as the firmware's stream_rx_account)."""
+    """Receiver accounting of one stream, by the firmware's rules (stream_rx_account in
+    firmware/common/src/stream_wire.c): every packet counted once by its (burst, index); a
+    duplicate and a packet of a burst already closed (`stale`: counted lost when it closed) are
+    counted apart, never as received; a burst closes when a packet RX_WINDOW bursts later
+    arrives, or at the end, and its missing packets are its loss."""
 
     spec: Stream
     started: bool = False
@@ -64,18 +72,48 @@ class StreamRx:
     received: int = 0
     outoforder: int = 0
     late: int = 0
+    duplicates: int = 0
+    stale: int = 0
+    invalid: int = 0  # an index outside the stream's burst
     cur_burst: int = 0
-    cur_count: int = 0
+    base_burst: int = 0  # the oldest burst still open
+    seen: dict[int, set[int]] = field(default_factory=dict)  # open burst -> indexes received
     losses: dict[int, int] = field(default_factory=dict)  # burst -> packets lost
 
-    def account(self, burst: int, seq: int, now: float) -> None:
+    def _close_below(self, burst: int) -> None:
+        """Closes every open burst before `burst`."""
+        for b in sorted(k for k in self.seen if k < burst):
+            got = len(self.seen.pop(b))
+            if got < self.spec.burst:
+                self.losses[b] = self.spec.burst - got
+        self.base_burst = max(self.base_burst, burst)
+
+    def account(self, burst: int, index: int, seq: int, now: float) -> None:
+        if index >= self.spec.burst:
+            self.invalid += 1
+            return
         period = self.spec.period_ms / 1000.0
         if not self.started:
             self.started = True
             self.t0 = now - burst * period
-            self.cur_burst = burst
-            for b in range(burst):
+            self.base_burst = max(0, burst - (RX_WINDOW - 1))
+            for b in range(self.base_burst):  # never seen, out of the window's reach: lost whole
                 self.losses[b] = self.spec.burst
+            self.seen = {b: set() for b in range(self.base_burst, burst + 1)}
+            self.cur_burst = burst
+        elif burst > self.cur_burst:
+            for b in range(self.cur_burst + 1, burst + 1):
+                self.seen[b] = set()
+            self.cur_burst = burst
+            self._close_below(burst - (RX_WINDOW - 1))
+        elif burst < self.base_burst:
+            self.stale += 1
+            return
+        got = self.seen[burst]
+        if index in got:
+            self.duplicates += 1
+            return
+        got.add(index)
         self.received += 1
         if seq + 1 > self.next_seq:
             self.next_seq = seq + 1
@@ -83,18 +121,10 @@ class StreamRx:
             self.outoforder += 1
         if now > self.t0 + burst * period + self.spec.threshold_ms / 1000.0:
             self.late += 1
-        if burst == self.cur_burst:
-            self.cur_count += 1
-        elif burst > self.cur_burst:
-            if self.cur_count < self.spec.burst:
-                self.losses[self.cur_burst] = self.spec.burst - self.cur_count
-            for b in range(self.cur_burst + 1, burst):
-                self.losses[b] = self.spec.burst
-            self.cur_burst, self.cur_count = burst, 1
 
     def close(self) -> None:
-        if self.started and self.cur_count < self.spec.burst:
-            self.losses[self.cur_burst] = self.spec.burst - self.cur_count
+        if self.started:
+            self._close_below(self.cur_burst + 1)
 
 
 @dataclass
@@ -199,9 +229,9 @@ def run_peer(config: dict) -> dict:
                 arrival = time.monotonic()
                 if n < HEADER.size:
                     continue
-                magic, sid, _index, burst, seq, _sent = HEADER.unpack_from(buf)
+                magic, sid, index, burst, seq, _sent = HEADER.unpack_from(buf)
                 if magic == MAGIC and sid == spec.id:
-                    rx[sid].account(burst, seq, arrival)
+                    rx[sid].account(burst, index, seq, arrival)
     result: dict[str, dict] = {}
     for snd in senders:
         result[str(snd.spec.id)] = {
@@ -214,6 +244,8 @@ def run_peer(config: dict) -> dict:
         result[str(sid)] = {
             "role": "receiver", "received": r.received, "outoforder": r.outoforder, "late": r.late,
             "last_burst": r.cur_burst, "losses": {str(b): n for b, n in sorted(r.losses.items())},
+            "lost": sum(r.losses.values()), "lossy_bursts": len(r.losses), "losses_capped": 0,
+            "duplicates": r.duplicates, "stale": r.stale, "invalid": r.invalid,
         }  # fmt: skip
     return result
 

@@ -17,6 +17,7 @@ import allure
 import pytest
 
 from hil.errors import DutError
+from hil.numbers import COUNT, checked_int
 from hil.results.recorder import make_record
 from hil.scenarios.charts import timeline_chart
 from hil.scenarios.sweep import attach_png, attach_text, check
@@ -31,6 +32,7 @@ pytestmark = [pytest.mark.hil, pytest.mark.stress, pytest.mark.dut_needs("stream
 
 STREAM_LINE = re.compile(r"^STREAM id=(\d+) (.*)$")
 LOSS_LINE = re.compile(r"^STREAMLOSS id=(\d+) burst=(\d+) lost=(\d+)")
+WORD_FIELDS = ("dir", "status")  # a STREAM line's fields that are words, not counts
 INJECTED_TOLERANCE_POINTS = 0.3
 
 
@@ -44,10 +46,12 @@ def configure_dut(hil: HilContext, profile: StreamProfile) -> None:
         hil.console.run_ok(line)
 
 
-def fields(text: str) -> dict[str, int | str]:
+def fields(text: str, line: str) -> dict[str, int | str]:
+    """A STREAM line's `key=value` fields: the words (dir=rx) as they are, every count checked
+    (hil.numbers: a malformed or implausible count is the DUT's fault, quoting the line)."""
     out: dict[str, int | str] = {}
-    for key, value in (t.split("=", 1) for t in text.split()):
-        out[key] = int(value) if value.isdigit() else value
+    for key, value in (t.split("=", 1) for t in text.split() if "=" in t):
+        out[key] = value if key in WORD_FIELDS else checked_int(value, COUNT, what=key, line=line)
     return out
 
 
@@ -90,9 +94,10 @@ def run_streams_dut(hil: HilContext, profile: StreamProfile, duration_s: float) 
     dut: dict[str, dict] = {}
     for line in reply.output:
         if m := STREAM_LINE.match(line):
-            dut.setdefault(m.group(1), {"losses": {}}).update(fields(m.group(2)))
+            dut.setdefault(m.group(1), {"losses": {}}).update(fields(m.group(2), line))
         elif m := LOSS_LINE.match(line):
-            dut.setdefault(m.group(1), {"losses": {}})["losses"][m.group(2)] = int(m.group(3))
+            lost = checked_int(m.group(3), COUNT, what="lost", line=line)
+            dut.setdefault(m.group(1), {"losses": {}})["losses"][m.group(2)] = lost
     ends = {}
     for s in profile.streams:
         try:
@@ -129,13 +134,22 @@ def run_streams_in_path(hil: HilContext, profile: StreamProfile, duration_s: flo
 
 
 def combine(spec: StreamSpec, sender: dict, receiver: dict) -> dict:
-    """One stream's numbers from its sender's and its receiver's reports."""
+    """One stream's numbers from its sender's and its receiver's reports.
+
+    Both receivers (the firmware's STREAM line, the PC's stream peer) count every packet once:
+    `received` is distinct packets, duplicates and packets of bursts already closed (`stale`)
+    apart, so the loss is exactly sent - received; they count every lossy burst and say how many
+    got no STREAMLOSS line (`losses_capped`)."""
+    if "duplicates" not in receiver:
+        raise DutError(
+            f"stream {spec.id}: the receiver's report has no duplicates count (firmware too old?): {receiver}"
+        )
     losses = {int(b): n for b, n in receiver.get("losses", {}).items()}
     sent = sender["sent"]
     # bursts the receiver never saw at the end of the test were lost entirely
     for b in range(receiver.get("last_burst", -1) + 1, sender["bursts"]):
         losses[b] = spec.burst
-    lost = max(0, sent - receiver["received"] + receiver["outoforder"])
+    lost = max(0, sent - receiver["received"])
     compressed_lossy = sorted(set(sender.get("compressed_bursts", [])) & set(losses))
     return {
         "host_sender": "compressed_bursts" in sender,  # a host's peer sent it: it reports its own pacing
@@ -144,6 +158,11 @@ def combine(spec: StreamSpec, sender: dict, receiver: dict) -> dict:
         "sent": sent, "received": receiver["received"], "lost": lost,
         "loss_pct": 100.0 * lost / sent if sent else 100.0, "outoforder": receiver["outoforder"],
         "late": receiver["late"], "losses": losses, "send_errors": sender.get("send_errors", 0),
+        # lossy bursts, those without a STREAMLOSS line (losses_capped) included
+        "lossy_bursts": len(losses) + int(receiver.get("losses_capped", 0)),
+        "duplicates": receiver["duplicates"], "stale": receiver.get("stale", 0),
+        "receiver_lost": receiver.get("lost"),  # in bursts 0..last_burst
+        "losses_capped": receiver.get("losses_capped", 0),
     }  # fmt: skip
 
 
@@ -174,7 +193,11 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
         rec = make_record(scenario, case, hil.dut.config.name, summarize([v["loss_pct"]]), None, unit="% lost")
         rec.loss_pct = v["loss_pct"]
         rec.measured.update({k: float(v[k]) for k in ("sent", "received", "lost", "outoforder", "late", "send_errors")})
-        rec.measured["lossy_bursts"] = float(len(v["losses"]))
+        rec.measured["lossy_bursts"] = float(v["lossy_bursts"])
+        rec.measured["duplicates"] = float(v["duplicates"])  # counted apart from what was received
+        # packets of bursts it had closed (counted lost), its own loss total over bursts up to its
+        # last, lossy bursts it printed no STREAMLOSS line for
+        rec.extra.update({k: v[k] for k in ("stale", "receiver_lost", "losses_capped")})
         if v["host_sender"]:  # a host's peer sent it: how well it kept the profile's spacing
             rec.measured["generator_behind"] = float(v["behind"])
             rec.extra["generator_max_behind_us"] = v["max_behind_us"]
@@ -193,6 +216,7 @@ def test_stream_profile(hil: HilContext, profile_name: str) -> None:
         late=float(sum(v["late"] for v in per_stream.values())),
         outoforder=float(sum(v["outoforder"] for v in per_stream.values())),
     )
+    total.measured["duplicates"] = float(sum(v["duplicates"] for v in per_stream.values()))
     total.extra.update(duration_s=duration)
     total.traffic_s = duration  # the streams ran at once: the total carries their traffic time
     total.generator_limited = any(r.generator_limited for r in records)

@@ -113,5 +113,14 @@
 #define FW_STREAM_MAX_SIZE 1472
 #define FW_STREAM_MAX_BURST 1000
 #define FW_STREAM_LINGER_MS 1000  /* after the last burst, receivers wait this long for stragglers */
+#ifndef FW_STREAM_RX_WINDOW
+#define FW_STREAM_RX_WINDOW 4     /* bursts a receiver tallies at once (a bitmap of FW_STREAM_MAX_BURST bits
+                                   * each): a burst closes, its loss final, once a packet FW_STREAM_RX_WINDOW
+                                   * bursts later arrives; a packet up to that late still counts in its burst */
+#endif
+#ifndef FW_STREAM_LOSS_LINES
+#define FW_STREAM_LOSS_LINES 16   /* STREAMLOSS lines one packet (or the end of the run) may print: a jump over
+                                   * more lossy bursts is counted in full, the bursts beyond in losses_capped */
+#endif
 
 #endif /* FW_CONFIG_H */

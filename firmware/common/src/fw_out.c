@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fw_config.h"
+#include "fw_muldiv.h"
 #include "fw_platform.h"
 
 static char out_buf[FW_OUT_LINE_MAX];
@@ -41,7 +42,7 @@ void fw_err(const char *cmd, const char *fmt, ...)
 const char *fw_fmt_mbps(char *buf, unsigned size, uint64_t bytes, uint64_t duration_us)
 {
     /* kbit/s = bytes * 8 * 1000 / us ; printed as Mbit/s with 3 decimals */
-    uint64_t kbps = duration_us ? (bytes * 8000u) / duration_us : 0;
+    uint64_t kbps = duration_us ? fw_muldiv_u64(bytes, 8000u, duration_us) : 0;
     snprintf(buf, size, "%" PRIu64 ".%03" PRIu64, kbps / 1000u, kbps % 1000u);
     return buf;
 }

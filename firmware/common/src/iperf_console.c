@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fw_muldiv.h"
 #include "fw_out.h"
 #include "fw_test_slot.h"
 #include "iperf_cmd.h"
@@ -54,7 +55,7 @@ static void print_interval(const struct iperf_slot *s, uint64_t start_us, uint64
     uint64_t t0 = (from_us - start_us) / 100000u; /* tenths of a second */
     uint64_t t1 = (to_us - start_us) / 100000u;
     uint64_t dur = to_us - from_us;
-    uint64_t rate = dur ? bytes * 8u * 1000000u / dur : 0; /* bit/s */
+    uint64_t rate = dur ? fw_muldiv_u64(bytes, 8000000u, dur) : 0; /* bit/s, no overflow on long runs */
     char unit = s->cfg.format;
     uint64_t div = unit == 'b' ? 1u : unit == 'k' ? 1000u : 1000000u;
     const char *uname = unit == 'b' ? "bits/sec" : unit == 'k' ? "Kbits/sec" : "Mbits/sec";
@@ -82,7 +83,7 @@ static void print_loss_fields(const char *prefix, const struct iperf_server_repo
 {
     char pct[24];
     char jit[24];
-    uint64_t ppm = r->datagrams ? r->lost * 1000000u / r->datagrams : 0;
+    uint64_t ppm = fw_ppm(r->lost, r->datagrams); /* 64-bit counts (sequence jumps): no overflow */
     fw_printf(" %sdatagrams=%" PRIu64 " %slost=%" PRIu64 " %sloss_pct=%s %soutoforder=%" PRIu64 " %sjitter_ms=%s",
               prefix, r->datagrams, prefix, r->lost, prefix, fw_fmt_ppm_pct(pct, sizeof pct, ppm), prefix,
               r->outoforder, prefix, fw_fmt_ms(jit, sizeof jit, r->jitter_us));

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "fw_muldiv.h"
 #include "fw_platform.h"
 #include "lwip/tcp.h"
 
@@ -44,7 +45,11 @@ uint64_t iperf_paced_allowance(const struct iperf_run *run, uint64_t sent, uint6
     if (run->cfg.bandwidth == 0) {
         return UINT64_MAX;
     }
-    uint64_t allowed = (now_us - run->result.start_us) * run->cfg.bandwidth / 8000000u;
+    if (now_us <= run->result.start_us) {
+        return 0;
+    }
+    /* bytes = elapsed us * bit/s / 8e6, exact and without overflow however long the run */
+    uint64_t allowed = fw_muldiv_u64(now_us - run->result.start_us, run->cfg.bandwidth, 8000000u);
     return allowed > sent ? allowed - sent : 0;
 }
 
@@ -53,7 +58,10 @@ uint64_t iperf_paced_next_us(const struct iperf_run *run, uint64_t sent)
     if (run->cfg.bandwidth == 0) {
         return UINT64_MAX;
     }
-    uint64_t next = run->result.start_us + sent * 8000000u / run->cfg.bandwidth;
+    /* us = bytes * 8e6 / bit/s: exact and without overflow (a day at 100 Gbit/s is 1.08e15 bytes,
+     * 8.6e21 once scaled); the time a byte is due never decreases as more are sent */
+    uint64_t offset = fw_muldiv_u64(sent, 8000000u, run->cfg.bandwidth);
+    uint64_t next = offset > UINT64_MAX - run->result.start_us ? UINT64_MAX : run->result.start_us + offset;
     return next < 1 ? 1 : next;
 }
 

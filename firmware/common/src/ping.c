@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fw_config.h"
+#include "fw_muldiv.h"
 #include "fw_out.h"
 #include "fw_parse.h"
 #include "fw_platform.h"
@@ -281,8 +282,8 @@ static void fw_ping_finish(const struct ping_summary *sum)
     ip4_addr_t a;
     ip4_addr_set_u32(&a, lwip_htonl(sum->target));
     ip4addr_ntoa_r(&a, t, sizeof t);
-    uint32_t lost = sum->sent - sum->received;
-    uint64_t ppm = sum->sent ? (uint64_t)lost * 1000000u / sum->sent : 0;
+    uint32_t lost = sum->received < sum->sent ? sum->sent - sum->received : 0;
+    uint64_t ppm = fw_ppm(lost, sum->sent);
     fw_printf("RESULT ping status=%s target=%s size=%" PRIu32 " sent=%" PRIu32 " received=%" PRIu32
               " loss_pct=%s min_ms=%s avg_ms=%s max_ms=%s mdev_ms=%s\r\n",
               sum->status, t, sum->size, sum->sent, sum->received, fw_fmt_ppm_pct(pct, sizeof pct, ppm),

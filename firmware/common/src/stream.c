@@ -36,8 +36,8 @@ struct stream {
     uint64_t sent;
     uint64_t send_errors;
     bool done;
-    /* receiver */
-    struct stream_rx rx;
+    /* receiver: its accounting (kept apart, st_rx: its bitmaps would make a stream large) */
+    struct stream_rx *rx;
 };
 
 static struct {
@@ -47,6 +47,8 @@ static struct {
     uint64_t stop_us;   /* no burst starts at or after this */
     uint64_t end_us;    /* report after the linger */
 } st;
+
+static struct stream_rx st_rx[FW_STREAM_MAX]; /* the receivers' accounting, st.s[i].rx = &st_rx[i] */
 
 static struct stream *find(uint16_t id)
 {
@@ -68,6 +70,14 @@ static void release_pcbs(void)
     }
 }
 
+static void print_losses(const struct stream *s, const struct stream_burst_loss *losses, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        fw_printf("STREAMLOSS id=%u burst=%" PRIu32 " lost=%" PRIu32 "\r\n", (unsigned)s->id, losses[i].burst,
+                  losses[i].lost);
+    }
+}
+
 static void rx_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
     (void)pcb;
@@ -82,12 +92,8 @@ static void rx_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_add
     if (!st.running || !stream_pkt_decode(head, n, &pkt) || pkt.id != s->id) {
         return;
     }
-    struct stream_burst_loss losses[8];
-    unsigned k = stream_rx_account(&s->rx, &pkt, now, losses, 8);
-    for (unsigned i = 0; i < k; i++) {
-        fw_printf("STREAMLOSS id=%u burst=%" PRIu32 " lost=%" PRIu32 "\r\n", (unsigned)s->id, losses[i].burst,
-                  losses[i].lost);
-    }
+    struct stream_burst_loss losses[FW_STREAM_LOSS_LINES];
+    print_losses(s, losses, stream_rx_account(s->rx, &pkt, now, losses, FW_STREAM_LOSS_LINES));
 }
 
 static bool parse_common(int argc, char **argv, int first, struct stream *s, char *err, unsigned size)
@@ -195,14 +201,14 @@ static void finish(const char *status)
             fw_printf("STREAM id=%u dir=tx sent=%" PRIu64 " bursts=%" PRIu32 " send_errors=%" PRIu64 "\r\n",
                       (unsigned)s->id, s->sent, s->cur_burst, s->send_errors);
         } else {
-            struct stream_rx *rx = &s->rx;
-            if (rx->started && rx->cur_count < rx->burst_size) {
-                fw_printf("STREAMLOSS id=%u burst=%" PRIu32 " lost=%" PRIu32 "\r\n", (unsigned)s->id, rx->cur_burst,
-                          rx->burst_size - rx->cur_count);
-            }
+            struct stream_rx *rx = s->rx;
+            struct stream_burst_loss losses[FW_STREAM_LOSS_LINES];
+            print_losses(s, losses, stream_rx_close(rx, losses, FW_STREAM_LOSS_LINES));
             fw_printf("STREAM id=%u dir=rx received=%" PRIu64 " outoforder=%" PRIu64 " late=%" PRIu64
-                      " last_burst=%" PRIu32 "\r\n",
-                      (unsigned)s->id, rx->received, rx->outoforder, rx->late, rx->cur_burst);
+                      " last_burst=%" PRIu32 " lost=%" PRIu64 " lossy_bursts=%" PRIu64 " losses_capped=%" PRIu64
+                      " duplicates=%" PRIu64 " stale=%" PRIu64 " invalid=%" PRIu64 "\r\n",
+                      (unsigned)s->id, rx->received, rx->outoforder, rx->late, rx->cur_burst, rx->lost,
+                      rx->lossy_bursts, rx->losses_capped, rx->duplicates, rx->stale, rx->invalid);
         }
     }
     release_pcbs();
@@ -257,7 +263,8 @@ static void cmd_start(int argc, char **argv)
         s->send_errors = 0;
         s->done = false;
         s->next_us = now;
-        stream_rx_init(&s->rx, s->id, s->burst, s->period_us, s->threshold_us);
+        s->rx = &st_rx[i];
+        stream_rx_init(s->rx, s->id, s->burst, s->period_us, s->threshold_us);
     }
     st.running = true;
     st.start_us = now;

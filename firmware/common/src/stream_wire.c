@@ -53,54 +53,142 @@ void stream_rx_init(struct stream_rx *rx, uint16_t id, uint32_t burst_size, uint
 {
     memset(rx, 0, sizeof *rx);
     rx->id = id;
-    rx->burst_size = burst_size;
+    rx->burst_size = burst_size < FW_STREAM_MAX_BURST ? burst_size : FW_STREAM_MAX_BURST;
     rx->period_us = period_us;
     rx->threshold_us = threshold_us;
+}
+
+/* The losses found by one call: written while there is room, counted in any case. */
+struct loss_out {
+    struct stream_burst_loss *losses;
+    unsigned max;
+    unsigned n;
+};
+
+static void note_loss(struct stream_rx *rx, struct loss_out *out, uint32_t burst, uint32_t lost)
+{
+    rx->lost += lost;
+    rx->lossy_bursts++;
+    if (out->n < out->max) {
+        out->losses[out->n].burst = burst;
+        out->losses[out->n].lost = lost;
+        out->n++;
+    } else {
+        rx->losses_capped++;
+    }
+}
+
+/* `count` bursts from `first` on that never saw a packet: each lost in full. */
+static void note_unseen(struct stream_rx *rx, struct loss_out *out, uint64_t first, uint64_t count)
+{
+    uint64_t listed = out->max - out->n < count ? out->max - out->n : count;
+    for (uint64_t i = 0; i < listed; i++) {
+        note_loss(rx, out, (uint32_t)(first + i), rx->burst_size);
+    }
+    rx->lost += (count - listed) * rx->burst_size;
+    rx->lossy_bursts += count - listed;
+    rx->losses_capped += count - listed;
+}
+
+static unsigned slot_of(uint64_t burst)
+{
+    return (unsigned)(burst % FW_STREAM_RX_WINDOW);
+}
+
+static void open_burst(struct stream_rx *rx, uint64_t burst)
+{
+    unsigned s = slot_of(burst);
+    rx->count[s] = 0;
+    memset(rx->seen[s], 0, sizeof rx->seen[s]);
+}
+
+/* Closes the open bursts before `end` (all of them: end = cur_burst + 1). */
+static void close_open(struct stream_rx *rx, struct loss_out *out, uint64_t end)
+{
+    uint64_t last = (uint64_t)rx->cur_burst + 1u;
+    for (uint64_t b = rx->base_burst; b < end && b < last; b++) {
+        uint32_t got = rx->count[slot_of(b)];
+        if (got < rx->burst_size) {
+            note_loss(rx, out, (uint32_t)b, rx->burst_size - got);
+        }
+    }
+}
+
+/* The window moves up to `burst` (above cur_burst): bursts that fall out of it close. */
+static void advance(struct stream_rx *rx, struct loss_out *out, uint32_t burst)
+{
+    uint64_t base = burst >= FW_STREAM_RX_WINDOW - 1u ? (uint64_t)burst - (FW_STREAM_RX_WINDOW - 1u) : 0;
+    uint64_t first_new = (uint64_t)rx->cur_burst + 1u;
+    if (base > rx->base_burst) {
+        close_open(rx, out, base);
+        if (base > first_new) {
+            note_unseen(rx, out, first_new, base - first_new); /* skipped entirely, now out of reach */
+        }
+        rx->base_burst = (uint32_t)base;
+    }
+    for (uint64_t b = first_new > base ? first_new : base; b <= burst; b++) {
+        open_burst(rx, b);
+    }
+    rx->cur_burst = burst;
 }
 
 unsigned stream_rx_account(struct stream_rx *rx, const struct stream_pkt *p, uint64_t now_us,
                            struct stream_burst_loss *losses, unsigned max_losses)
 {
-    unsigned n = 0;
+    struct loss_out out = {losses, max_losses, 0};
+    if (rx->closed) {
+        return 0;
+    }
+    if (p->index >= rx->burst_size) {
+        rx->invalid++;
+        return 0;
+    }
     if (!rx->started) {
         rx->started = true;
         uint64_t offset = (uint64_t)p->burst * rx->period_us;
         rx->t0_us = now_us > offset ? now_us - offset : 0;
+        /* bursts out of the window's reach before the first one seen were lost entirely; the
+         * window's earlier ones may still see stragglers */
+        uint32_t base = p->burst >= FW_STREAM_RX_WINDOW - 1u ? p->burst - (FW_STREAM_RX_WINDOW - 1u) : 0;
+        note_unseen(rx, &out, 0, base);
+        rx->base_burst = base;
         rx->cur_burst = p->burst;
-        /* bursts before the first one seen were lost entirely */
-        for (uint32_t b = 0; b < p->burst && n < max_losses; b++) {
-            losses[n].burst = b;
-            losses[n].lost = rx->burst_size;
-            n++;
+        for (uint64_t b = base; b <= p->burst; b++) {
+            open_burst(rx, b);
         }
+    } else if (p->burst > rx->cur_burst) {
+        advance(rx, &out, p->burst);
+    } else if (p->burst < rx->base_burst) {
+        rx->stale++; /* its burst closed already, this packet counted lost then */
+        return out.n;
     }
+    unsigned s = slot_of(p->burst);
+    uint32_t bit = (uint32_t)1u << (p->index % 32u);
+    if ((rx->seen[s][p->index / 32u] & bit) != 0) {
+        rx->duplicates++;
+        return out.n;
+    }
+    rx->seen[s][p->index / 32u] |= bit;
+    rx->count[s]++;
     rx->received++;
-    if (p->seq + 1u > rx->next_seq) {
-        rx->next_seq = p->seq + 1u;
+    if (p->seq >= rx->next_seq) {
+        rx->next_seq = (uint64_t)p->seq + 1u;
     } else {
         rx->outoforder++;
     }
-    uint64_t due = rx->t0_us + (uint64_t)p->burst * rx->period_us + rx->threshold_us;
-    if (now_us > due) {
+    /* late: after t0 + burst x period + threshold (the sum stays below 2^64 for any u32 burst) */
+    if (now_us > rx->t0_us && now_us - rx->t0_us > (uint64_t)p->burst * rx->period_us + rx->threshold_us) {
         rx->late++;
     }
-    if (p->burst == rx->cur_burst) {
-        rx->cur_count++;
-    } else if (p->burst > rx->cur_burst) {
-        /* the current burst is over: report it and any bursts skipped entirely */
-        if (rx->cur_count < rx->burst_size && n < max_losses) {
-            losses[n].burst = rx->cur_burst;
-            losses[n].lost = rx->burst_size - rx->cur_count;
-            n++;
-        }
-        for (uint32_t b = rx->cur_burst + 1u; b < p->burst && n < max_losses; b++) {
-            losses[n].burst = b;
-            losses[n].lost = rx->burst_size;
-            n++;
-        }
-        rx->cur_burst = p->burst;
-        rx->cur_count = 1;
+    return out.n;
+}
+
+unsigned stream_rx_close(struct stream_rx *rx, struct stream_burst_loss *losses, unsigned max_losses)
+{
+    struct loss_out out = {losses, max_losses, 0};
+    if (rx->started && !rx->closed) {
+        close_open(rx, &out, (uint64_t)rx->cur_burst + 1u);
     }
-    /* a packet of an earlier burst arriving late is counted, not tallied */
-    return n;
+    rx->closed = true;
+    return out.n;
 }

@@ -28,6 +28,7 @@
 #include "fw_config.h"
 #include "fw_console.h"
 #include "fw_module.h"
+#include "fw_muldiv.h"
 #include "fw_out.h"
 #include "fw_parse.h"
 #include "fw_platform.h"
@@ -65,7 +66,7 @@ static void print_number(uint64_t value, const uint32_t *divisor, const char *co
 
 static uint64_t kbps_of(uint64_t bytes, uint64_t us)
 {
-    return us ? bytes * 8u * 1000000u / (us * 1000u) : 0;
+    return us ? fw_muldiv_u64(bytes, 8000u, us) : 0; /* bytes * 8e6 / (us * 1000), without overflow */
 }
 
 /* ---- The zperf session: one upload or one download server ------------------------------------ */
