@@ -9,6 +9,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hil.numbers import IPERF3_TOOL, MBPS, SECONDS, checked, require
+
 # `ping -D`: "[1732431234.123456] 64 bytes from 10.77.0.3: icmp_seq=12 ttl=64 time=0.1 ms"
 _REPLY = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from .*icmp_seq=(\d+)")
 
@@ -39,10 +41,16 @@ def intervals_from_iperf3(data: dict, started_at: float) -> list[Interval]:  # t
     """iperf 3's per-interval sums (-i) placed on the wall clock: `started_at` is when the client
     was launched (its connection set-up, a few ms on the bench, is the error of the placement)."""
     out = []
-    for iv in data.get("intervals", []):
-        s = iv.get("sum", {})
-        if "start" in s and "end" in s:
-            out.append(Interval(started_at + s["start"], started_at + s["end"], s.get("bits_per_second", 0.0) / 1e6))
+    intervals = data.get("intervals")
+    for iv in intervals if isinstance(intervals, list) else []:
+        s = iv.get("sum") if isinstance(iv, dict) else None
+        if isinstance(s, dict) and "start" in s and "end" in s:
+            line = f"iperf3 JSON interval {s}"
+            start, end = (checked(s[k], SECONDS, what=k, line=line, source=IPERF3_TOOL) for k in ("start", "end"))
+            require(start <= end, "an interval that ends before it starts", line, IPERF3_TOOL)
+            rate = checked(s.get("bits_per_second", 0), MBPS, what="bits_per_second", line=line, source=IPERF3_TOOL,
+                           scale=1e-6)  # fmt: skip
+            out.append(Interval(started_at + start, started_at + end, rate))
     return out
 
 

@@ -1,4 +1,6 @@
 """The PC side's iperf 2 (Debian `iperf`, 2.1.x): client runs and servers, parsed from CSV (-y C).
+Every number goes through hil.numbers' checked conversion: a malformed one is iperf's (the bench's)
+fault, a ToolOutputError (a BenchError), not the DUT's.
 
 CSV records: ``time,src_ip,src_port,dst_ip,dst_port,id,interval,bytes,bits_per_second`` and, for
 UDP, ``,jitter_ms,lost,total,loss_pct,out_of_order``. A UDP client's own record has total = -1
@@ -16,6 +18,19 @@ from pathlib import Path
 from hil.bench.proc import ListeningServer
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
+from hil.numbers import (
+    BITS_PER_S,
+    BYTES,
+    COUNT,
+    IPERF2_TOOL,
+    MS,
+    SECONDS,
+    ToolOutputError,
+    checked,
+    checked_int,
+    quote,
+    require,
+)
 from hil.tools.watched_run import StopWhen, run_watched
 
 IPERF2 = "iperf"
@@ -47,25 +62,41 @@ class Iperf2Record:
         return 100.0 * self.lost / self.total
 
 
+_INTERVAL = re.compile(r"([0-9]+(?:\.[0-9]+)?)-([0-9]+(?:\.[0-9]+)?)")
+
+
+def _record(line: str, parts: list[str]) -> Iperf2Record:
+    """One CSV record; ToolOutputError (a bench fault) quoting the line for a malformed,
+    non-finite, implausible or impossible number."""
+    m = _INTERVAL.fullmatch(parts[6])
+    if m is None:
+        raise ToolOutputError(f"{IPERF2_TOOL.who} printed a malformed interval {parts[6]!r} in {quote(line)}")
+    start, end = (checked(m.group(i), SECONDS, what="interval", line=line, source=IPERF2_TOOL) for i in (1, 2))
+    require(end >= start, f"an interval that ends before it starts ({parts[6]} s)", line, IPERF2_TOOL)
+    size = checked_int(parts[7], BYTES, what="bytes", line=line, source=IPERF2_TOOL)
+    bps = checked(parts[8], BITS_PER_S, what="bits_per_second", line=line, source=IPERF2_TOOL)
+    if len(parts) == 9:
+        return Iperf2Record(start, end, size, bps)
+    jitter = checked(parts[9], MS, what="jitter_ms", line=line, source=IPERF2_TOOL)
+    if parts[11].strip() == "-1" and parts[10].strip() in ("0", "-1"):  # a UDP client's own record: no server view
+        lost, total = int(parts[10]), -1
+    else:
+        lost = checked_int(parts[10], COUNT, what="lost", line=line, source=IPERF2_TOOL)
+        total = checked_int(parts[11], COUNT, what="total", line=line, source=IPERF2_TOOL)
+        require(lost <= total, f"{lost} of {total} datagrams lost", line, IPERF2_TOOL)
+    ooo = checked_int(parts[13], COUNT, what="out_of_order", line=line, source=IPERF2_TOOL)
+    return Iperf2Record(start, end, size, bps, jitter_ms=jitter, lost=lost, total=total, out_of_order=ooo)
+
+
 def parse_csv_records(text: str) -> list[Iperf2Record]:
-    """Parses every iperf 2 CSV record in text; other lines (warnings) are ignored."""
+    """Parses every iperf 2 CSV record in text; other lines (warnings) are ignored. A record
+    with a malformed number is a ToolOutputError (a BenchError) quoting it."""
     records = []
     for line in text.splitlines():
         parts = line.strip().split(",")
         if len(parts) not in (9, 14) or "-" not in parts[6]:
             continue
-        try:
-            start, end = (float(x) for x in parts[6].split("-", 1))
-            rec = Iperf2Record(start, end, int(parts[7]), float(parts[8]))
-            if len(parts) == 14:
-                rec = Iperf2Record(
-                    start, end, int(parts[7]), float(parts[8]),
-                    jitter_ms=float(parts[9]), lost=int(parts[10]), total=int(parts[11]),
-                    out_of_order=int(parts[13]),
-                )  # fmt: skip
-        except ValueError:
-            continue
-        records.append(rec)
+        records.append(_record(line.strip(), parts))
     return records
 
 
@@ -139,6 +170,12 @@ def run_client(
     return ClientRun(summary_record(raw), raw, argv)
 
 
+def _complete_lines(text: str) -> str:
+    """The lines of a log being written that are complete: a record the server is still writing,
+    cut short, is not read (its last number would be read short, or malformed)."""
+    return text[: text.rfind("\n") + 1]
+
+
 class Iperf2Server(ListeningServer):
     """An iperf 2 server in a namespace, stopped (and killed if need be) on exit."""
 
@@ -159,10 +196,10 @@ class Iperf2Server(ListeningServer):
         """Waits for the server to print the record of a finished test."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if parse_csv_records(self.output()):
+            if parse_csv_records(_complete_lines(self.output())):
                 if self.udp:
                     time.sleep(0.1)  # a UDP server may print interval and summary records together
-                record = summary_record(self.output())
+                record = summary_record(_complete_lines(self.output()))
                 self.finished = True
                 return record
             time.sleep(0.02)

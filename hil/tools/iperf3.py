@@ -3,6 +3,9 @@
 iperf 3 speaks its own protocol, so it drives peers that run iperf 3 (the thesis's Hub, a
 second PC); the project's firmware speaks iperf 2. A client run reports both ends: the sender's
 bytes and retransmits and the receiver's goodput, and for UDP the receiver's loss and jitter.
+Every number goes through hil.numbers' checked conversion: a malformed one (NaN, Infinity - which
+Python's json module takes -, a negative, a string) is iperf 3's, the bench's, fault: a
+ToolOutputError (a BenchError) naming its place in the document.
 """
 
 from __future__ import annotations
@@ -16,6 +19,20 @@ from pathlib import Path
 from hil.bench.proc import ListeningServer
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
+from hil.numbers import (
+    BYTES,
+    COUNT,
+    IPERF3_TOOL,
+    MBPS,
+    MS,
+    PERCENT,
+    SECONDS,
+    ToolOutputError,
+    Unit,
+    checked,
+    checked_int,
+    require,
+)
 from hil.tools.watched_run import StopWhen, run_watched
 
 IPERF3 = "iperf3"
@@ -39,64 +56,110 @@ class Iperf3Result:
 def json_document(text: str) -> dict:  # type: ignore[type-arg]
     """iperf 3's JSON document in its output. A program run on a host over SSH has its stderr
     joined to its stdout (a terminal): iperf 3's warnings ("UDP block size ... exceeds TCP MSS")
-    then come before the document, which starts at the first line that is `{`."""
+    then come before the document, which starts at the first line that is `{`. A document that is
+    not a JSON object is a ToolOutputError (a BenchError)."""
+    doc = _loads(text)
+    if doc is None:
+        lines = text.splitlines()
+        start = next((i for i, line in enumerate(lines) if line.strip() == "{"), None)
+        doc = _loads("\n".join(lines[start:])) if start is not None else None
+    if doc is None:
+        raise ToolOutputError(f"iperf3 printed no JSON: {text.strip()[:200] or 'no output'}")
+    if not isinstance(doc, dict):
+        raise ToolOutputError(f"iperf3 printed JSON that is not an object: {text.strip()[:200]}")
+    return doc
+
+
+def _loads(text: str) -> object | None:
+    """The JSON value of text, or None when it is none (also for numbers too long for Python's
+    int() and nesting too deep for its parser)."""
     try:
         return json.loads(text)  # type: ignore[no-any-return]
-    except json.JSONDecodeError:
-        pass
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == "{"), None)
-    if start is not None:
-        try:
-            return json.loads("\n".join(lines[start:]))  # type: ignore[no-any-return]
-        except json.JSONDecodeError:
-            pass
-    raise BenchError(f"iperf3 printed no JSON: {text.strip()[:200] or 'no output'}")
+    except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
+        return None
 
 
 def parse_json(text: str) -> Iperf3Result:
-    """Parses iperf3 -J output of a client; an iperf3 `error` becomes a BenchError naming it."""
+    """Parses iperf3 -J output of a client; an iperf3 `error` becomes a BenchError naming it, a
+    missing summary or a malformed number a ToolOutputError (a BenchError) naming its place."""
     data = json_document(text)
     if "error" in data:
         raise BenchError(f"iperf3: {data['error']}")
-    return _result(data.get("end", {}), data.get("start", {}).get("test_start", {}).get("protocol") == "UDP")
+    return _result(_object(data, "end", ""), _protocol(data) == "UDP", "end")
 
 
 def parse_bidir_json(text: str) -> tuple[Iperf3Result, Iperf3Result]:
     """A --bidir client's JSON: (client -> server, server -> client), each with its receiver's view."""
     parse_json(text)  # the same errors as a one-way test
     data = json_document(text)
-    end = data.get("end", {})
-    udp = data.get("start", {}).get("test_start", {}).get("protocol") == "UDP"
+    end = _object(data, "end", "")
+    udp = _protocol(data) == "UDP"
     reverse = {k.removesuffix("_bidir_reverse"): v for k, v in end.items() if k.endswith("_bidir_reverse")}
     if not reverse:
         raise BenchError("iperf3 JSON has no reverse direction (not a --bidir test)")
-    return _result(end, udp), _result(reverse, udp)
+    return _result(end, udp, "end"), _result(reverse, udp, "end (*_bidir_reverse)")
 
 
-def _result(end: dict, udp: bool) -> Iperf3Result:  # type: ignore[type-arg]
+def _protocol(data: dict) -> object:  # type: ignore[type-arg]
+    start = data.get("start")
+    test_start = start.get("test_start") if isinstance(start, dict) else None
+    return test_start.get("protocol") if isinstance(test_start, dict) else None
+
+
+def _object(parent: dict, key: str, path: str) -> dict:  # type: ignore[type-arg]
+    """parent[key], which must be a JSON object (an absent `end` is an empty one)."""
+    value = parent.get(key, {} if key == "end" else None)
+    if not isinstance(value, dict):
+        raise ToolOutputError(f"iperf3's JSON has no object {f'{path}.{key}' if path else key}")
+    return value
+
+
+def _number(d: dict, key: str, unit: Unit, path: str, scale: float = 1.0) -> float:  # type: ignore[type-arg]
+    """A number iperf 3 always prints (absent: ToolOutputError)."""
+    if key not in d:
+        raise ToolOutputError(f"iperf3's JSON lacks {path}.{key}")
+    return checked(d[key], unit, what=f"{path}.{key}", source=IPERF3_TOOL, scale=scale)
+
+
+def _optional(d: dict, key: str, unit: Unit, path: str) -> float | None:  # type: ignore[type-arg]
+    return None if d.get(key) is None else checked(d[key], unit, what=f"{path}.{key}", source=IPERF3_TOOL)
+
+
+def _count(d: dict, key: str, unit: Unit, path: str) -> int | None:  # type: ignore[type-arg]
+    return None if d.get(key) is None else checked_int(d[key], unit, what=f"{path}.{key}", source=IPERF3_TOOL)
+
+
+def _result(end: dict, udp: bool, path: str) -> Iperf3Result:  # type: ignore[type-arg]
     if not udp and "sum_received" in end:  # TCP
-        sent, recv = end["sum_sent"], end["sum_received"]
+        sent, recv = _object(end, "sum_sent", path), _object(end, "sum_received", path)
+        sp, rp = f"{path}.sum_sent", f"{path}.sum_received"
         return Iperf3Result(
-            sender_mbps=sent["bits_per_second"] / 1e6,
-            receiver_mbps=recv["bits_per_second"] / 1e6,
-            duration_s=recv["seconds"],
-            retransmits=sent.get("retransmits"),
-            bytes=recv.get("bytes"),
-            sent_bytes=sent.get("bytes"),
+            sender_mbps=_number(sent, "bits_per_second", MBPS, sp, scale=1e-6),
+            receiver_mbps=_number(recv, "bits_per_second", MBPS, rp, scale=1e-6),
+            duration_s=_number(recv, "seconds", SECONDS, rp),
+            retransmits=_count(sent, "retransmits", COUNT, sp),
+            bytes=_count(recv, "bytes", BYTES, rp),
+            sent_bytes=_count(sent, "bytes", BYTES, sp),
         )
     if "sum" in end:  # UDP: the receiver's summary (the client's carries the server's) has loss and jitter
-        s = end["sum"]
-        recv = end.get("sum_received", s)
+        s = _object(end, "sum", path)
+        sent = _object(end, "sum_sent", path) if "sum_sent" in end else s
+        recv = _object(end, "sum_received", path) if "sum_received" in end else s
+        sp = f"{path}.sum_sent" if sent is not s else f"{path}.sum"
+        rp = f"{path}.sum_received" if recv is not s else f"{path}.sum"
+        seconds = recv if "seconds" in recv else s
+        lost, packets = _count(recv, "lost_packets", COUNT, rp), _count(recv, "packets", COUNT, rp)
+        if lost is not None and packets is not None:
+            require(lost <= packets, f"{rp}: {lost} of {packets} packets lost", source=IPERF3_TOOL)
         return Iperf3Result(
-            sender_mbps=end.get("sum_sent", s)["bits_per_second"] / 1e6,
-            receiver_mbps=recv["bits_per_second"] / 1e6,
-            duration_s=recv.get("seconds", s.get("seconds", 0.0)),
-            jitter_ms=recv.get("jitter_ms"),
-            lost_packets=recv.get("lost_packets"),
-            packets=recv.get("packets"),
-            lost_percent=recv.get("lost_percent"),
-            bytes=recv.get("bytes"),
+            sender_mbps=_number(sent, "bits_per_second", MBPS, sp, scale=1e-6),
+            receiver_mbps=_number(recv, "bits_per_second", MBPS, rp, scale=1e-6),
+            duration_s=_number(seconds, "seconds", SECONDS, rp) if "seconds" in seconds else 0.0,
+            jitter_ms=_optional(recv, "jitter_ms", MS, rp),
+            lost_packets=lost,
+            packets=packets,
+            lost_percent=_optional(recv, "lost_percent", PERCENT, rp),
+            bytes=_count(recv, "bytes", BYTES, rp),
         )
     raise BenchError("iperf3 JSON has no end summary")
 

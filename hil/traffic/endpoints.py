@@ -22,6 +22,7 @@ from typing import Literal, Protocol
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.console.driver import ConsoleDriver
 from hil.errors import BenchError, DutError
+from hil.numbers import BYTES, COUNT, IPERF3_TOOL, US, Unit, checked, require
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server
 from hil.tools.iperf2 import run_client as run_iperf2_client
 from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, json_document, parse_json
@@ -137,25 +138,41 @@ def parse_udp_rcvbuf_errors(snmp: str) -> int:
     return int(rows[1][rows[0].index("RcvbufErrors")])
 
 
+# iperf 3's CPU load: user + system time over the test's, of all its host's cores together
+CPU_PERCENT = Unit("%", 0.0, 100.0 * 1024)
+
+
 def iperf3_details(data: dict) -> dict[str, float]:  # type: ignore[type-arg]
     """What iperf 3's JSON adds to the numbers: retransmits, the largest congestion window and
-    smoothed RTT seen, both hosts' CPU load."""
-    end = data.get("end", {})
+    smoothed RTT seen, both hosts' CPU load; each checked (hil.numbers: iperf 3 on the bench
+    printing garbage is a bench fault, not the DUT's)."""
+
+    def num(value: object, unit: Unit, what: str) -> float:
+        return checked(value, unit, what=what, line=f"iperf3 JSON {what}", source=IPERF3_TOOL)
+
+    end = data.get("end") if isinstance(data.get("end"), dict) else {}
     out: dict[str, float] = {}
-    sent = end.get("sum_sent", {})
+    sent = end.get("sum_sent") if isinstance(end.get("sum_sent"), dict) else {}
     if sent.get("retransmits") is not None:
-        out["retransmits"] = float(sent["retransmits"])
-    cwnd = [s["snd_cwnd"] for i in data.get("intervals", []) for s in i.get("streams", []) if "snd_cwnd" in s]
+        out["retransmits"] = num(sent["retransmits"], COUNT, "retransmits")
+    streams = [s for i in _dicts(data.get("intervals")) for s in _dicts(i.get("streams"))]
+    cwnd = [num(s["snd_cwnd"], BYTES, "snd_cwnd") for s in streams if "snd_cwnd" in s]
     if cwnd:
-        out["max_cwnd_bytes"] = float(max(cwnd))
-    rtt = [s["max_rtt"] for s in end.get("streams", []) for s in [s.get("sender", {})] if "max_rtt" in s]
+        out["max_cwnd_bytes"] = max(cwnd)
+    senders = [s.get("sender") for s in _dicts(end.get("streams"))]
+    rtt = [num(s["max_rtt"], US, "max_rtt") for s in senders if isinstance(s, dict) and "max_rtt" in s]
     if rtt:
         out["max_rtt_ms"] = max(rtt) / 1000.0
-    cpu = end.get("cpu_utilization_percent", {})
+    cpu = end.get("cpu_utilization_percent") if isinstance(end.get("cpu_utilization_percent"), dict) else {}
     for key, name in (("host_total", "cpu_local_pct"), ("remote_total", "cpu_remote_pct")):
         if key in cpu:
-            out[name] = round(float(cpu[key]), 2)
+            out[name] = round(num(cpu[key], CPU_PERCENT, key), 2)
     return out
+
+
+def _dicts(value: object) -> list[dict]:  # type: ignore[type-arg]
+    """The mappings of a JSON list (none when it is not a list)."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 @dataclass
@@ -291,6 +308,7 @@ class _DutReceiving:
         )
         if self.udp:
             out.lost, out.datagrams = final.get_int("lost"), final.get_int("datagrams")
+            require(out.lost <= out.datagrams, "more datagrams lost than were counted", final.text)
             out.jitter_ms = final.get_float("jitter_ms")
         out.raw[f"{self.dut.label} console"] = "\n".join(reply.output)
         return out

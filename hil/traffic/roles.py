@@ -20,6 +20,7 @@ from typing import Literal
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.console.embedded_console import EmbeddedConsole
 from hil.errors import BenchError, DutError
+from hil.numbers import require
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
 from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, parse_bidir_json
 from hil.tools.iperf3 import run_client as run_iperf3_client
@@ -244,6 +245,7 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
     if proto == "udp":
         out_tx.lost, out_tx.datagrams, out_tx.jitter_ms = record.lost, record.total, record.jitter_ms
         out_rx.lost, out_rx.datagrams = server.get_int("lost"), server.get_int("datagrams")
+        require(out_rx.lost <= out_rx.datagrams, "more datagrams lost than were counted", server.text)
         out_rx.jitter_ms = server.get_float("jitter_ms")
         out_tx.pc_receive_drops = udp_receive_buffer_errors(pc.netns_prefix) - drops_before
         for r in (out_tx, out_rx):

@@ -52,7 +52,7 @@ def test_boots_and_identifies_as_mps2_an500(board: Board) -> None:
     console = board.console
     ident = console.identify(15)
     assert ident.fields["target"] == "mps2-an500"
-    assert ident.fields["variant"] == "default" and int(ident.fields["tcp_wnd"]) == 4 * 1460
+    assert ident.fields["variant"] == "default" and ident.get_int("tcp_wnd") == 4 * 1460
     assert ident.fields["version"] not in ("", "unknown")
 
 

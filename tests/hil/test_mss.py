@@ -46,7 +46,7 @@ def test_dut_mss_builds(hil: HilContext, mss_step: tuple[str, int, str]) -> None
     allure.dynamic.story(f"mss_dut {direction}")
     if hil.dut.adapter.current_config != config:  # both directions of a build on one flash
         hil.flash_config(config)
-    reported = int((hil.dut.identity.fields if hil.dut.identity else {}).get("tcp_mss", -1))
+    reported = hil.dut.identity.get_int("tcp_mss") if hil.dut.identity is not None else None
     assert reported == mss, f"config {config} reports TCP_MSS {reported}, its build declares {mss}"
     spec = TrafficSpec("tcp", direction, hil.duration_s, observe_mss=True)  # type: ignore[arg-type]
     rec = measure(hil, scenario, Point(case, spec, tcp_goodput_mbps(hil.link_mbit, mss), x=mss))

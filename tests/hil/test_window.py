@@ -54,7 +54,7 @@ def test_dut_window_ladder(hil: HilContext, window_step: tuple[str, int]) -> Non
     allure.dynamic.feature("TCP window ladder, DUT TCP_WND builds")
     allure.dynamic.story("window_dut PC->DUT")
     identity = hil.flash_config(config)
-    wnd, mss = int(identity.fields["tcp_wnd"]), int(identity.fields["tcp_mss"])
+    wnd, mss = identity.get_int("tcp_wnd"), identity.get_int("tcp_mss")
     spec = TrafficSpec("tcp", "dut_rx", hil.duration_s)
     case = f"dut_rx-{config}"
     limits = hil.thresholds.limits(scenario, case)

@@ -45,17 +45,20 @@ from dataclasses import dataclass, field
 
 from hil.console.dialects.text import clean
 from hil.errors import DutError
+from hil.numbers import BYTES, COUNT, DBM, MBPS, MS, PERCENT, SECONDS, checked, checked_int, require
 
 # a log line: "I (12345) iperf: text" (the level letter, the ms since boot, the tag)
 _LOG = re.compile(r"^([EWIDV]) \((\d+)\) ([^:]+): (.*)$")
 
 # v4.x example (and v5.1/v5.2 in-tree): "   0-   3 sec       8.43 Mbits/sec"
-_V4_LINE = re.compile(r"^\s*(\d+)-\s*(\d+) sec {7}(\d+\.\d+) ([KM]?)bits/sec$")
+_V4_LINE = re.compile(r"^\s*(\d+)-\s*(\d+) sec {7}(\d+\.\d+) ([KM]?)bits/sec$", re.ASCII)
 # iperf-cmd 0.1.x: " 0.0- 3.0 sec  23.45 Mbits/sec"
-_V01_LINE = re.compile(r"^\s*(\d+)\.0-\s*(\d+)\.0 sec {2}(\d+\.\d+) ([KM]?)bits/sec$")
+_V01_LINE = re.compile(r"^\s*(\d+)\.0-\s*(\d+)\.0 sec {2}(\d+\.\d+) ([KM]?)bits/sec$", re.ASCII)
 # iperf-cmd 1.0.x: "[  1]  0.0- 1.0 sec\t2.95 MBytes\t23.59 Mbits/sec"
 _V1_LINE = re.compile(
-    r"^\[\s*(\d+)\]\s+(\d+)\.0-\s*(\d+)\.0 sec\s+(\d+\.\d+) ([KM]?)\x00?Bytes\s+(\d+\.\d+) ([KM]?)\x00?(bit|Byte)s/sec$"
+    r"^\[\s*(\d+)\]\s+(\d+)\.0-\s*(\d+)\.0 sec\s+(\d+\.\d+) ([KM]?)\x00?Bytes"
+    r"\s+(\d+\.\d+) ([KM]?)\x00?(bit|Byte)s/sec$",
+    re.ASCII,
 )
 _V1_CONNECT = re.compile(r"^\[\s*(\d+)\] local (\S+):(\d+) connected to (\S+):(\d+)$")
 
@@ -108,25 +111,39 @@ class Interval:
     instance: int | None = None  # 1.0.x: the iperf instance id
 
 
-def _to_mbps(value: float, prefix: str, binary: bool, unit: str = "bit") -> float:
-    scale = {"": 1.0, "K": 1024.0 if binary else 1e3, "M": 1048576.0 if binary else 1e6}[prefix]
-    bits = value * scale * (8.0 if unit == "Byte" else 1.0)
-    return bits / 1e6
+_SCALE = {"": 1.0, "K": 1e3, "M": 1e6}
+_BINARY_SCALE = {"": 1.0, "K": 1024.0, "M": 1048576.0}
+
+
+def _to_mbps(value: str, prefix: str, binary: bool, unit: str, line: str) -> float:
+    """A printed rate (`value` [K|M]bits/sec or Bytes/sec) in decimal Mbit/s, checked."""
+    scale = (_BINARY_SCALE if binary else _SCALE)[prefix] * (8.0 if unit == "Byte" else 1.0) / 1e6
+    return checked(value, MBPS, what="rate", line=line, scale=scale)
+
+
+def _interval(line: str, start: str, end: str, mbps: float, transfer: int | None = None,
+              instance: str | None = None) -> Interval:  # fmt: skip
+    start_s = checked_int(start, SECONDS, what="interval start", line=line)
+    end_s = checked_int(end, SECONDS, what="interval end", line=line)
+    require(end_s >= start_s, f"an interval that ends before it starts ({start_s}-{end_s} s)", line)
+    number = checked_int(instance, COUNT, what="iperf instance", line=line) if instance is not None else None
+    return Interval(start_s, end_s, mbps, transfer, number)
 
 
 def parse_interval(line: str, v4_binary: bool = False) -> Interval | None:
-    """One interval or summary line of any of the three layouts, or None. `v4_binary`: the v4.x
-    layout's Mbits are 2^20 bits (ESP-IDF v5.1/v5.2's in-tree example)."""
+    """One interval or summary line of any of the three layouts, or None; DutError quoting the line
+    for a malformed, implausible or impossible number. `v4_binary`: the v4.x layout's Mbits are
+    2^20 bits (ESP-IDF v5.1/v5.2's in-tree example)."""
     text = clean(line).strip("\n")
     stripped = text.strip()
     if m := _V1_LINE.match(stripped):
-        transfer = _to_mbps(float(m.group(4)), m.group(5), binary=False, unit="Byte") * 1e6 / 8.0
-        return Interval(int(m.group(2)), int(m.group(3)), _to_mbps(float(m.group(6)), m.group(7), False, m.group(8)),
-                        round(transfer), int(m.group(1)))  # fmt: skip
+        transfer = checked(m.group(4), BYTES, what="transfer", line=stripped, scale=_SCALE[m.group(5)])
+        mbps = _to_mbps(m.group(6), m.group(7), False, m.group(8), stripped)
+        return _interval(stripped, m.group(2), m.group(3), mbps, round(transfer), m.group(1))
     if m := _V01_LINE.match(text):
-        return Interval(int(m.group(1)), int(m.group(2)), _to_mbps(float(m.group(3)), m.group(4), binary=True))
+        return _interval(stripped, m.group(1), m.group(2), _to_mbps(m.group(3), m.group(4), True, "bit", stripped))
     if m := _V4_LINE.match(text):
-        return Interval(int(m.group(1)), int(m.group(2)), _to_mbps(float(m.group(3)), m.group(4), v4_binary))
+        return _interval(stripped, m.group(1), m.group(2), _to_mbps(m.group(3), m.group(4), v4_binary, "bit", stripped))
     return None
 
 
@@ -241,9 +258,9 @@ def abort_finished(lines: list[str], until_done: bool = False) -> bool:
 
 
 # --- ping -------------------------------------------------------------------------------------
-_PING_REPLY = re.compile(r"^(\d+) bytes from (\S+) icmp_seq=(\d+) ttl=(\d+) time=(\d+) ms$")
-_PING_TIMEOUT = re.compile(r"^From (\S+) icmp_seq=(\d+) timeout$")
-_PING_STATS = re.compile(r"^(\d+) packets transmitted, (\d+) received, (\d+)% packet loss, time (\d+)ms$")
+_PING_REPLY = re.compile(r"^(\d+) bytes from (\S+) icmp_seq=(\d+) ttl=(\d+) time=(\d+) ms$", re.ASCII)
+_PING_TIMEOUT = re.compile(r"^From (\S+) icmp_seq=(\d+) timeout$", re.ASCII)
+_PING_STATS = re.compile(r"^(\d+) packets transmitted, (\d+) received, (\d+)% packet loss, time (\d+)ms$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -261,6 +278,9 @@ def ping_finished(lines: list[str]) -> bool:
 
 
 def parse_ping(lines: list[str]) -> EspPing:
+    """The replies' times and the statistics line. A reply line not in the format (`time=0.1.2 ms`,
+    a line cut by a log line) is no reply: the statistics line counts them; a malformed or
+    impossible number in the statistics is a DutError quoting it."""
     rtts: list[float] = []
     for line in lines:
         text = message(line)
@@ -269,9 +289,14 @@ def parse_ping(lines: list[str]) -> EspPing:
         if (err := error_in(line)) is not None:
             raise DutError(f"DUT ping: {err}")
         if m := _PING_REPLY.match(text):
-            rtts.append(float(m.group(5)))
+            rtts.append(checked(m.group(5), MS, what="time", line=text))
         if m := _PING_STATS.match(text):
-            return EspPing(int(m.group(1)), int(m.group(2)), tuple(rtts), int(m.group(3)))
+            sent = checked_int(m.group(1), COUNT, what="transmitted", line=text)
+            received = checked_int(m.group(2), COUNT, what="received", line=text)
+            require(received <= sent, f"{received} received of {sent} sent", text)
+            loss = checked_int(m.group(3), PERCENT, what="packet loss", line=text)
+            checked_int(m.group(4), MS, what="time", line=text)
+            return EspPing(sent, received, tuple(rtts), loss)
     raise DutError("the DUT's ping printed no statistics line")
 
 
@@ -280,16 +305,16 @@ def free_heap(lines: list[str]) -> int | None:
     """`free`: the current free heap, a number alone on its line."""
     for line in lines:
         text = message(line)
-        if re.fullmatch(r"\d+", text):
-            return int(text)
+        if re.fullmatch(r"[0-9]+", text):
+            return checked_int(text, BYTES, what="free heap", line=text)
     return None
 
 
 def min_free_heap(lines: list[str]) -> int | None:
     """`heap`: `min heap size: N`."""
     for line in lines:
-        if m := re.search(r"min heap size: (\d+)", message(line)):
-            return int(m.group(1))
+        if m := re.search(r"min heap size: ([0-9]+)", text := message(line)):
+            return checked_int(m.group(1), BYTES, what="min heap size", line=text)
     return None
 
 
@@ -303,7 +328,7 @@ def idf_version(lines: list[str]) -> str | None:
 
 def v4_layout_is_binary(version: str | None) -> bool:
     """The v4.x report layout counts Mbits of 2^20 bits in ESP-IDF v5.1 and v5.2's in-tree example."""
-    m = re.match(r"v?(\d+)\.(\d+)", version or "")
+    m = re.match(r"v?([0-9]{1,6})\.([0-9]{1,6})", version or "")
     return bool(m) and (int(m.group(1)), int(m.group(2))) in ((5, 1), (5, 2))
 
 
@@ -332,10 +357,10 @@ def sta_ip(lines: list[str]) -> str | None:
 
 def scan_rssi(lines: list[str], ssid: str) -> int | None:
     """The AP's RSSI from `scan` (`[ssid][rssi=-NN]`) or `sta_scan` (`+SCAN:[mac][ssid][rssi=-NN]...`)."""
-    pattern = re.compile(r"\[" + re.escape(ssid) + r"\]\[rssi=(-?\d+)\]")
+    pattern = re.compile(r"\[" + re.escape(ssid) + r"\]\[rssi=(-?[0-9]+)\]")
     for line in lines:
-        if m := pattern.search(message(line)):
-            return int(m.group(1))
+        if m := pattern.search(text := message(line)):
+            return checked_int(m.group(1), DBM, what="rssi", line=text)
     return None
 
 

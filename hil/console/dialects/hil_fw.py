@@ -31,9 +31,7 @@ class HilFwDriver:
         reply = self.console.command(line, timeout_s=timeout_s)
         if not reply.final.ok:
             raise DutError(f"DUT refused `{line}`: {reply.final.reason}")
-        f = reply.final
-        final_line = f"RESULT ping {' '.join(f'{k}={v}' for k, v in f.fields.items())}"
-        return parse_console(reply.output, f), "\n".join([*reply.output, final_line])
+        return parse_console(reply.output, reply.final), "\n".join([*reply.output, reply.final.text])
 
     def ping(self, target: str, count: int, interval_s: float, timeout_s: float) -> tuple[PingStats, str]:
         return self._ping(f"ping {target} -c {count} -i {interval_s:g} -W 1", timeout_s)

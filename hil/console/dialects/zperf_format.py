@@ -39,8 +39,9 @@ from dataclasses import dataclass
 
 from hil.console.dialects.text import clean
 from hil.errors import DutError
+from hil.numbers import BYTES, COUNT, MBPS, MS, SECONDS, Unit, checked, checked_int, quote, require
 
-_NUMBER = r"(\d+(?:\.\d+)?) ?(Mbps|Kbps|m|s|ms|us)"
+_NUMBER = re.compile(r"([0-9]+(?:\.[0-9]+)?) ?(Mbps|Kbps|m|s|ms|us)")
 _RATE_UNITS = {"Mbps": 1.0, "Kbps": 1e-3}
 _TIME_UNITS_S = {"m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6}
 
@@ -50,33 +51,69 @@ ERRORS = re.compile(
     r"|^Cannot parse address|^Unable to (bind|parse)|(UDP|TCP) support is not enabled|command not found"
     r"|^Target host missing|^Invalid IP address"
 )
-_TOO_LARGE = re.compile(r"Packet size too large! max size: (\d+)")
+_TOO_LARGE = re.compile(r"Packet size too large! max size: ([0-9]+)")
+_COUNT = re.compile(r"[0-9]+")
 
 
-def rate_mbps(text: str) -> float:
-    """`94.21 Mbps` / `870 Kbps` -> Mbit/s."""
-    m = re.fullmatch(_NUMBER, text.strip())
+def rate_mbps(text: str, line: str = "") -> float:
+    """`94.21 Mbps` / `870 Kbps` -> Mbit/s; DutError quoting `line` (default: text) for anything else."""
+    m = _NUMBER.fullmatch(text.strip())
     if m is None or m.group(2) not in _RATE_UNITS:
-        raise DutError(f"zperf printed a rate it does not print: {text.strip()!r}")
-    return float(m.group(1)) * _RATE_UNITS[m.group(2)]
+        raise DutError(f"zperf printed a rate it does not print: {text.strip()!r}{_in(line)}")
+    return checked(m.group(1), MBPS, what="rate", line=line or text.strip(), scale=_RATE_UNITS[m.group(2)])
 
 
-def duration_s(text: str) -> float:
-    """`10.00 s` / `1.00 m` / `250.00 ms` / `63 us` -> seconds."""
-    m = re.fullmatch(_NUMBER, text.strip())
+def duration_s(text: str, line: str = "") -> float:
+    """`10.00 s` / `1.00 m` / `250.00 ms` / `63 us` -> seconds (DutError as rate_mbps)."""
+    return _duration(text, SECONDS, 1.0, line)
+
+
+def jitter_ms(text: str, line: str = "") -> float:
+    """A jitter, printed as a duration (`63 us`), in ms."""
+    return _duration(text, MS, 1e3, line)
+
+
+def _duration(text: str, unit: Unit, per_s: float, line: str) -> float:
+    m = _NUMBER.fullmatch(text.strip())
     if m is None or m.group(2) not in _TIME_UNITS_S:
-        raise DutError(f"zperf printed a duration it does not print: {text.strip()!r}")
-    return float(m.group(1)) * _TIME_UNITS_S[m.group(2)]
+        raise DutError(f"zperf printed a duration it does not print: {text.strip()!r}{_in(line)}")
+    return checked(
+        m.group(1), unit, what="duration", line=line or text.strip(), scale=_TIME_UNITS_S[m.group(2)] * per_s
+    )
 
 
-def _fields(lines: list[str]) -> dict[str, str]:
+def _in(line: str) -> str:
+    return f" in {quote(line)}" if line else ""
+
+
+@dataclass(frozen=True)
+class _Field:
+    value: str
+    line: str  # the line it was read from, for an error to quote
+
+
+def _fields(lines: list[str]) -> dict[str, _Field]:
     """`Key:<tabs>value` lines of a block, keyed by their lower-case key."""
-    out: dict[str, str] = {}
+    out: dict[str, _Field] = {}
     for raw in lines:
         key, sep, value = clean(raw).strip().partition(":")
         if sep and ("\t" in raw or value.startswith(" ")):
-            out.setdefault(key.strip().lower(), value.strip())
+            out.setdefault(key.strip().lower(), _Field(value.strip(), clean(raw).strip()))
     return out
+
+
+def _get(f: dict[str, _Field], key: str, block: str) -> _Field:
+    if key not in f:
+        raise DutError(f"zperf's {block} block lacks its {key!r} line")
+    return f[key]
+
+
+def _count(field: _Field, what: str) -> int:
+    """A count, alone in its field or first (`Num errors:\t0 (retry or fail)`)."""
+    m = _COUNT.match(field.value)
+    if m is None or (m.end() < len(field.value) and not field.value[m.end()].isspace()):
+        raise DutError(f"zperf printed a {what} that is not a count: {quote(field.line)}")
+    return checked_int(m.group(0), COUNT, what=what, line=field.line)
 
 
 def error_in(line: str) -> str | None:
@@ -89,7 +126,7 @@ def size_capped(lines: list[str]) -> int | None:
     """The payload size zperf capped a packet to (`Packet size too large! max size: N`), or None."""
     for line in lines:
         if m := _TOO_LARGE.search(line):
-            return int(m.group(1))
+            return checked_int(m.group(1), BYTES, what="max size", line=clean(line).strip())
     return None
 
 
@@ -121,6 +158,9 @@ def upload_finished(lines: list[str]) -> bool:
     return any(t.startswith("Rate:") for t in after)
 
 
+ZPERF_FIN_REPEATS = 10
+
+
 def parse_upload(proto: str, lines: list[str]) -> ZperfUpload:
     """The result of `zperf udp|tcp upload`; DutError naming the problem when it failed."""
     texts = [clean(x) for x in lines]
@@ -133,32 +173,38 @@ def parse_upload(proto: str, lines: list[str]) -> ZperfUpload:
     block = texts[stripped.index("Upload completed!") + 1 :]
     decoded = not any("LAST PACKET NOT RECEIVED" in t for t in block)
     f = _fields(block)
-    try:
-        if proto == "tcp":
-            return ZperfUpload(
-                "tcp", duration_s(f["duration"]), rate_mbps(f["rate"]), int(f["num packets"]),
-                errors=int(f["num errors"].split()[0]),
-            )  # fmt: skip
-        server_d, client_d = _pair(f["duration"])
-        server_r, client_r = _pair(f["rate"])
-        received, sent = _pair(f["num packets"])
-        return ZperfUpload(
-            "udp", duration_s(client_d), rate_mbps(client_r), int(sent), duration_s(server_d), rate_mbps(server_r),
-            int(received), int(f["num packets lost"]), int(f["num packets out order"]),
-            duration_s(f["jitter"]) * 1000.0, server_report_decoded=decoded,
-        )  # fmt: skip
-    except KeyError as exc:
-        raise DutError(f"zperf's upload block lacks its {exc.args[0]!r} line") from None
-    except ValueError as exc:
-        raise DutError(f"zperf's upload block has a malformed number: {exc}") from None
+
+    def get(key: str) -> _Field:
+        return _get(f, key, "upload")
+
+    if proto == "tcp":
+        d, r = get("duration"), get("rate")
+        packets, errors = _count(get("num packets"), "packet count"), _count(get("num errors"), "error count")
+        return ZperfUpload("tcp", duration_s(d.value, d.line), rate_mbps(r.value, r.line), packets, errors=errors)
+    d, r, n, lost_line, j = get("duration"), get("rate"), get("num packets"), get("num packets lost"), get("jitter")
+    (server_d, client_d), (server_r, client_r), (received, sent) = _pair(d), _pair(r), _pair(n)
+    packets_sent, packets_received = _count(sent, "packet count"), _count(received, "packet count")
+    lost = _count(lost_line, "lost count")
+    # the server's count may include the client's end-of-test datagrams, which the client repeats
+    # (up to ZPERF_FIN_REPEATS times) until the server reports and leaves out of its own count
+    require(
+        packets_received <= packets_sent + ZPERF_FIN_REPEATS, "the server received more packets than were sent", n.line
+    )
+    require(lost <= packets_sent, "more packets lost than were sent", lost_line.line)
+    return ZperfUpload(
+        "udp", duration_s(client_d.value, d.line), rate_mbps(client_r.value, r.line), packets_sent,
+        duration_s(server_d.value, d.line), rate_mbps(server_r.value, r.line), packets_received, lost,
+        _count(get("num packets out order"), "out-of-order count"), jitter_ms(j.value, j.line),
+        server_report_decoded=decoded,
+    )  # fmt: skip
 
 
-def _pair(value: str) -> tuple[str, str]:
+def _pair(field: _Field) -> tuple[_Field, _Field]:
     """`server\t(client)` -> (server, client)."""
-    m = re.fullmatch(r"(.+?)\s*\((.+)\)", value.strip())
+    m = re.fullmatch(r"(.+?)\s*\((.+)\)", field.value.strip())
     if m is None:
-        raise DutError(f"zperf: expected `server (client)`, got {value!r}")
-    return m.group(1), m.group(2)
+        raise DutError(f"zperf: expected `server (client)`, got {field.value!r} in {quote(field.line)}")
+    return _Field(m.group(1), field.line), _Field(m.group(2), field.line)
 
 
 @dataclass(frozen=True)
@@ -198,17 +244,20 @@ def parse_session(proto: str, lines: list[str]) -> ZperfSession:
     if end not in stripped:
         raise DutError(f"zperf: no `{end}` block")
     f = _fields(texts[stripped.index(end) + 1 :])
-    try:
-        if proto == "tcp":
-            return ZperfSession("tcp", duration_s(f["duration"]), rate_mbps(f["rate"]))
-        return ZperfSession(
-            "udp", duration_s(f["duration"]), rate_mbps(f["rate"]), int(f["received packets"]),
-            int(f["nb packets lost"]), int(f["nb packets outorder"]), duration_s(f["jitter"]) * 1000.0,
-        )  # fmt: skip
-    except KeyError as exc:
-        raise DutError(f"zperf's session block lacks its {exc.args[0]!r} line") from None
-    except ValueError as exc:
-        raise DutError(f"zperf's session block has a malformed number: {exc}") from None
+
+    def get(key: str) -> _Field:
+        return _get(f, key, "session")
+
+    d, r = get("duration"), get("rate")
+    duration, mbps = duration_s(d.value, d.line), rate_mbps(r.value, r.line)
+    if proto == "tcp":
+        return ZperfSession("tcp", duration, mbps)
+    j = get("jitter")
+    return ZperfSession(
+        "udp", duration, mbps, _count(get("received packets"), "packet count"),
+        _count(get("nb packets lost"), "lost count"), _count(get("nb packets outorder"), "out-of-order count"),
+        jitter_ms(j.value, j.line),
+    )  # fmt: skip
 
 
 def server_started(proto: str, line: str) -> bool:
@@ -224,7 +273,12 @@ def server_stopped(proto: str, line: str) -> bool:
 
 
 # --- net ping ---------------------------------------------------------------------------------
-_PING_REPLY = re.compile(r"(\d+) bytes from (\S+) to (\S+): icmp_seq=(\d+) ttl=(\d+) (?:rssi=-?\d+ )?time=([\d.]+) ms")
+# a reply whose numbers are not well formed (`time=0.1.2 ms`, a line cut short) is no reply: its request is
+# lost. (?<!\d): searched from the first digit of a run only, not each (a long garbage line stays linear)
+_PING_REPLY = re.compile(
+    r"(?<!\d)(\d+) bytes from (\S+) to (\S+): icmp_seq=(\d+) ttl=(\d+) (?:rssi=-?\d+ )?time=(\d+(?:\.\d+)?) ms(?!\S)",
+    re.ASCII,
+)
 
 
 @dataclass(frozen=True)
@@ -241,14 +295,14 @@ def ping_finished(count: int, lines: list[str]) -> bool:
         if text == "Ping timeout" or error_in(text):
             return True
         m = _PING_REPLY.search(text)
-        if m and int(m.group(4)) >= count:
+        if m and checked_int(m.group(4), COUNT, what="icmp_seq", line=text) >= count:
             return True
     return False
 
 
 def parse_ping(count: int, lines: list[str]) -> NetPing:
     """Replies counted from their lines (net ping prints no summary); every request not answered
-    is lost."""
+    is lost. A reply to a request never sent (icmp_seq above `count`) is a DutError."""
     rtts: dict[int, float] = {}
     timeout = False
     for line in lines:
@@ -258,5 +312,7 @@ def parse_ping(count: int, lines: list[str]) -> NetPing:
         if text == "Ping timeout":
             timeout = True
         if m := _PING_REPLY.search(text):
-            rtts.setdefault(int(m.group(4)), float(m.group(6)))
+            seq = checked_int(m.group(4), COUNT, what="icmp_seq", line=text)
+            require(1 <= seq <= count, f"a reply to request {seq} of {count}", text)
+            rtts.setdefault(seq, checked(m.group(6), MS, what="time", line=text))
     return NetPing(count, tuple(rtts[k] for k in sorted(rtts)), timeout)
