@@ -43,6 +43,31 @@ def from_validation(path: Path, exc: ValidationError, hide_tags: set[str] | None
     return ConfigError(f"{path}: {problems[0]}{more}")
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader that refuses a key given twice in one mapping (plain YAML keeps the last
+    value without a word: a bench file's second `pc_ip:` would silently win)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[object, object]:
+        seen: dict[object, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor` merges, it is no key of its own
+                continue
+            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            line = key_node.start_mark.line + 1
+            try:
+                first = seen.get(key)
+                seen[key] = line
+            except TypeError:  # an unhashable key (a list): the constructor below says what is wrong
+                continue
+            if first is not None:
+                where = f"line {line}" if first == line else f"lines {first} and {line}"
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} given twice ({where}): remove one (YAML would silently keep the last)",
+                    key_node.start_mark,
+                )  # fmt: skip
+        return super().construct_mapping(node, deep=deep)
+
+
 def read_yaml(path: Path) -> object:
     try:
         text = path.read_text()
@@ -50,13 +75,20 @@ def read_yaml(path: Path) -> object:
         raise ConfigError(f"{path}: file not found") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not a UTF-8 text file (byte {exc.object[exc.start]:#04x} at offset {exc.start})"
+        ) from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits, nesting too deep
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError(f"{path}: not usable YAML: {first}") from None
 
 
 def load_model(path: Path, model: type[ModelT], expected: str, hide_tags: set[str] | None = None) -> ModelT:

@@ -24,7 +24,7 @@ _MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class LinkConfig(Strict):
@@ -270,6 +270,8 @@ class DutBase(Strict):
     IN_PATH: ClassVar[bool] = False  # the kind can sit in the path between the PC and a peer (role in_path)
     IN_PATH_MODE: ClassVar[str] = "firmware"  # in the path: "firmware" (a program bridging two taps) | "black_box"
     HAS_CONSOLE: ClassVar[bool] = True  # a console the suite drives (identity, stats, iperf, ping)
+    # what firmware.image must be (hil.dut.images.check_image_file): "arm-elf", "host-executable"
+    IMAGE_FORMAT: ClassVar[str | None] = None
     DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw",)  # the console dialects the kind's firmware may speak
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]

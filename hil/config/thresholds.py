@@ -14,6 +14,7 @@ regression:          # the --baseline gate's tolerance per scenario (`default` f
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Annotated
@@ -36,7 +37,7 @@ class Limits(BaseModel):
     `min_`/`max_` key is taken as it is, so a new metric needs no code here or in the checker. A
     limit on a metric the case does not measure is a violation, never a pass."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
 
     min_mbps: Annotated[float, Field(ge=0)] | None = None
     max_loss_pct: Annotated[float, Field(ge=0, le=100)] | None = None
@@ -54,8 +55,15 @@ class Limits(BaseModel):
         for key, value in (self.model_extra or {}).items():
             if not _LIMIT_KEY.match(key):
                 raise ValueError(f"{key}: Extra inputs are not permitted (a limit is min_<metric> or max_<metric>)")
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{key}: a limit must be a number (got {value!r})")
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise ValueError(f"{key}: a limit must be a finite number (got {value!r})")
+            if value < 0:  # every metric the suite records is a rate, a share, a time or a count
+                raise ValueError(f"{key}: a limit cannot be negative (got {value!r}): no metric measures below 0")
+        bounds = {(bound, metric): value for bound, metric, value in self.bounds()}
+        for (bound, metric), low in bounds.items():
+            high = bounds.get(("max", metric))
+            if bound == "min" and high is not None and low > high:
+                raise ValueError(f"min_{metric} {low:g} is above max_{metric} {high:g}: no measurement can meet both")
         if self.no_criterion is not None and self.bounds():
             raise ValueError("no_criterion and limits exclude each other: give one or the other")
         if not self.bounds() and self.no_criterion is None:
@@ -82,7 +90,7 @@ class Trend(BaseModel):
     `min_gain_pct` lets the best later step stay that much below the first: for a ladder that
     starts at the platform's ceiling (e.g. an emulated CPU), where only a collapse is a fault."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     min_gain_pct: Annotated[float, Field(ge=-50)]
     max_drop_pct: Annotated[float, Field(ge=0, lt=100)]
@@ -94,7 +102,7 @@ class RegressionTolerance(BaseModel):
     two runs' combined standard deviation over their repetitions. `metrics`: what is compared
     (default: the case's own number: mbps, median_ms, or loss_pct for stream cases)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     floor_pct: Annotated[float, Field(ge=0, le=100)] = 0.0
     floor_abs: Annotated[float, Field(ge=0)] = 0.0
@@ -118,7 +126,7 @@ class RegressionTolerance(BaseModel):
 
 
 class ThresholdProfile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     profile: str
     link_mbit: Annotated[float, Field(gt=0)] | None = None

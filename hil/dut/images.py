@@ -3,6 +3,9 @@ configuration of the project's firmware, built on demand (one build directory pe
 
 from __future__ import annotations
 
+import os
+import platform
+import struct
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +13,50 @@ from pathlib import Path
 from hil.config.errors import ConfigError
 from hil.config.sections import DutBase
 from hil.errors import BenchError
+
+ARM_ELF = "arm-elf"  # a Cortex-M board's image (flashed by a probe, booted by QEMU)
+HOST_EXECUTABLE = "host-executable"  # the host firmware, started as a program on the bench PC
+_EM_ARM = 40
+_EM_HOST = {"x86_64": 62, "amd64": 62, "aarch64": 183, "arm64": 183, "i686": 3, "i386": 3}
+_ELF_TYPES = {2: "an executable", 3: "a position-independent executable", 1: "a relocatable object", 4: "a core dump"}
+
+
+def check_image_file(path: Path, fmt: str, what: str) -> None:
+    """A firmware image a bench file names: it exists, can be read and is of the format its kind
+    flashes (a 32-bit ARM ELF for a board, an executable of this machine for the host firmware).
+    One ConfigError naming the file and the problem: no retry can help."""
+    if not path.exists():
+        raise ConfigError(f"{what}: firmware image {path} does not exist")
+    if not path.is_file():
+        raise ConfigError(f"{what}: firmware image {path} is not a file")
+    try:
+        with path.open("rb") as f:
+            head = f.read(20)
+    except OSError as exc:
+        raise ConfigError(f"{what}: firmware image {path} cannot be read: {exc.strerror}") from None
+    if head[:4] != b"\x7fELF" or len(head) < 20:
+        raise ConfigError(f"{what}: firmware image {path} is not an ELF file (its first bytes are {head[:4]!r})")
+    elf_class, data = head[4], head[5]
+    endian = "<" if data == 1 else ">"
+    elf_type, machine = struct.unpack(f"{endian}HH", head[16:20])
+    if fmt == ARM_ELF:
+        if elf_class != 1 or machine != _EM_ARM:
+            raise ConfigError(
+                f"{what}: firmware image {path} is an ELF for machine {machine} ({64 if elf_class == 2 else 32}-bit), "
+                "not a 32-bit ARM image for a Cortex-M board"
+            )
+        return
+    host = _EM_HOST.get(platform.machine().lower())
+    if host is not None and machine != host:
+        raise ConfigError(
+            f"{what}: firmware image {path} is built for ELF machine {machine}, not this PC's "
+            f"{platform.machine()} ({host}): the host firmware runs as a program here"
+        )
+    if elf_type not in (2, 3):
+        kind = _ELF_TYPES.get(elf_type, "no executable")
+        raise ConfigError(f"{what}: firmware image {path} is {kind}, not a program")
+    if not os.access(path, os.X_OK):
+        raise ConfigError(f"{what}: firmware image {path} is not executable (chmod +x {path})")
 
 
 class ImageSource:
@@ -29,7 +76,9 @@ class ImageSource:
     def image(self, config: str | None = None) -> Path:
         fw = self.cfg.firmware
         if fw.image is not None and config in (None, self.default_config):
-            if not fw.image.is_file():
+            if self.cfg.IMAGE_FORMAT is not None:
+                check_image_file(fw.image, self.cfg.IMAGE_FORMAT, f"DUT {self.cfg.name}")
+            elif not fw.image.is_file():
                 raise ConfigError(f"DUT {self.cfg.name}: firmware image {fw.image} does not exist")
             return fw.image
         config = config or self.default_config

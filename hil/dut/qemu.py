@@ -24,6 +24,7 @@ class QemuDutConfig(DutBase):
     """`kind: qemu`: the Cortex-M7 board image on QEMU's mps2-an500 on the bench PC."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("qemu",)
+    IMAGE_FORMAT: ClassVar[str | None] = "arm-elf"
     LOCAL: ClassVar[bool] = True
 
     kind: Literal["qemu"]

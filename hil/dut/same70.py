@@ -28,6 +28,7 @@ class Same70DutConfig(DutBase):
     (`firmware.image`)."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("pyocd", "openocd")
+    IMAGE_FORMAT: ClassVar[str | None] = "arm-elf"
     DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw", "zephyr-zperf")
 
     kind: Literal["same70"]

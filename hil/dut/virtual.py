@@ -40,6 +40,7 @@ class VirtualDutConfig(DutBase):
     lwIP engine); `personality` picks one when the dialect has several output formats."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("process",)
+    IMAGE_FORMAT: ClassVar[str | None] = "host-executable"
     LOCAL: ClassVar[bool] = True
     IN_PATH: ClassVar[bool] = True  # role in_path: the bridge build (preset host-bridge) between two taps
     DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw", "espressif-iperf", "zephyr-zperf")

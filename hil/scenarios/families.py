@@ -128,6 +128,17 @@ class SweepPoint:
         return self.case if self.family.axis is None else f"{self.direction}-"
 
 
+def _no_repeats(option: str, points: tuple[object, ...], values: tuple[object, ...], text: str) -> tuple[object, ...]:
+    """The points, unless one is given twice (by its value: 32K and 32768 are one point): each
+    case would run twice under one id."""
+    seen: dict[object, object] = {}
+    for point, value in zip(points, values, strict=True):
+        if value in seen:
+            raise ValueError(f"{option}: {point} is given twice (got {text!r}): each point runs once")
+        seen[value] = point
+    return points
+
+
 def int_list(option: str, lo: int, hi: int) -> Callable[[str], tuple[object, ...]]:
     def parse(text: str) -> tuple[object, ...]:
         try:
@@ -136,7 +147,7 @@ def int_list(option: str, lo: int, hi: int) -> Callable[[str], tuple[object, ...
             raise ValueError(f"{option} takes comma-separated integers (got {text!r})") from None
         if not values or any(not lo <= v <= hi for v in values):
             raise ValueError(f"{option} values must lie in {lo}..{hi} (got {text!r})")
-        return values
+        return _no_repeats(option, values, values, text)
 
     return parse
 
@@ -150,7 +161,7 @@ def size_list(option: str, example: str) -> Callable[[str], tuple[object, ...]]:
                     raise ValueError
             except ValueError:
                 raise ValueError(f"{option}: bad size {s!r} (e.g. {example})") from None
-        return sizes
+        return _no_repeats(option, sizes, tuple(parse_iperf_size(s) for s in sizes), text)
 
     return parse
 

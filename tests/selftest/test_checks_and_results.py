@@ -36,7 +36,7 @@ def test_a_limit_on_any_recorded_metric_needs_no_code():
     ]
     with pytest.raises(ValueError, match="colour: Extra inputs are not permitted"):
         Limits.model_validate({"colour": 1})
-    with pytest.raises(ValueError, match="max_late: a limit must be a number"):
+    with pytest.raises(ValueError, match="max_late: a limit must be a finite number"):
         Limits.model_validate({"max_late": "none"})
 
 
