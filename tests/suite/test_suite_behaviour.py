@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -91,8 +92,13 @@ def test_malformed_file_is_one_clear_error_before_any_test(tmp_path: Path, which
 
 
 def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None:
+    """Ctrl-C in the middle of a case's traffic: nothing is left behind, the run exits 2
+    (interrupted), and the case that was cut off is reported as such (skipped, INTERRUPTED, no
+    verdict) in Allure and JUnit, never as passed."""
+    junit = tmp_path / "junit.xml"
     argv = [sys.executable, "-m", "pytest", *BASELINE, "--results-dir", str(tmp_path),
-            f"--alluredir={tmp_path / 'allure-results'}", "--repeat", "3", "--duration", "5"]  # fmt: skip
+            f"--alluredir={tmp_path / 'allure-results'}", f"--junitxml={junit}", "--repeat", "3",
+            "--duration", "5"]  # fmt: skip
     iperf_before = iperf_processes()
     child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     prefix = f"hil-{child.pid}-"
@@ -113,9 +119,21 @@ def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None
         child.kill()
         leftover = leftovers(child.pid, tmp_path, iperf_before)
         pytest.fail(f"the suite did not stop within 60 s of Ctrl-C; left behind: {leftover}")
-    assert child.returncode != 0
+    assert child.returncode == ExitCode.INTERRUPTED, out[-2000:]
     assert "KeyboardInterrupt" in out
     assert not leftovers(child.pid, tmp_path, iperf_before), leftovers(child.pid, tmp_path, iperf_before)
+    # the case cut off mid-traffic: no verdict anywhere, and said so
+    results = allure_results(tmp_path)
+    assert results, "the interrupted run wrote no Allure result at all"
+    cut = [r for r in results.values() if "INTERRUPTED" in (r.get("statusDetails") or {}).get("message", "")]
+    assert len(cut) == 1 and cut[0]["status"] == "skipped", {k: r["status"] for k, r in results.items()}
+    assert all(r["status"] != "passed" for r in results.values()), {k: r["status"] for k, r in results.items()}
+    cases = ElementTree.parse(junit).getroot().iter("testcase")
+    skipped = [c for c in cases if (s := c.find("skipped")) is not None and "INTERRUPTED" in s.get("message", "")]
+    assert len(skipped) == 1 and skipped[0].get("name", "").startswith("test_sweep"), ElementTree.tostring(
+        ElementTree.parse(junit).getroot()
+    )
+    assert "hil: INTERRUPTED, no verdict: tests/hil/test_sweeps.py::" in out
 
 
 def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path) -> None:
