@@ -63,6 +63,9 @@ def test_psk_reaches_the_serial_line_only(
     assert not leaks(message, psk)
     console.run_ok("version", 5)  # the console is still in step after the refused lines
     logfile = Path(dut.logfile)  # type: ignore[attr-defined]
+    # the serial line's log is searched, and it is the one of this exchange: the DUT refused the
+    # connect line twice there (a log elsewhere, or empty, would be searched for nothing)
+    assert logfile.is_file() and logfile.read_text(errors="replace").count("ERR wifi unknown command") == 2
     results = Path(pytestconfig.option.results_dir)
     written = [logfile, results / "results.jsonl", *(results / "dut").rglob("*")]
     for path in (p for p in written if p.is_file()):

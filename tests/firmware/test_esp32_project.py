@@ -69,6 +69,7 @@ def test_the_check_catches_an_out_of_range_value(tmp_path: Path) -> None:
     bad = tmp_path / "sdkconfig.ci.bad"
     bad.write_text('CONFIG_HIL_FW_VARIANT="bad"\nCONFIG_LWIP_TCP_MSS=100\n')
     got, _ = kconfgen(tmp_path, PROJECT / "sdkconfig.defaults", bad)
+    assert got["CONFIG_HIL_FW_VARIANT"] == "bad"  # the file was read: its MSS was refused, not ignored
     assert got.get("CONFIG_LWIP_TCP_MSS") != "100"
 
 

@@ -29,6 +29,7 @@ from hil.errors import BenchError
 from hil.paths import host_firmware
 from hil.tools.iperf2 import Iperf2Server
 from hil.tools.iperf3 import IPERF3, Iperf3ClientArgs, Iperf3Result, parse_json
+from tests.support.processes import wait_until_inside
 
 pytestmark = pytest.mark.virtual_bench
 
@@ -196,8 +197,11 @@ def test_nothing_left_behind() -> None:
         names = set(topo.namespaces)
         assert names <= set(list_namespaces())
         sleeper = subprocess.Popen([*topo.exec_prefix(topo.dut_ns), "sleep", "60"])
+        # inside before the topology goes: an `ip netns exec` still on its way in fails by itself,
+        # and its exit code would pass for the kill
+        wait_until_inside(topo.dut_ns, sleeper.pid)
     assert own_namespaces() == before and not names & set(list_namespaces())
-    assert sleeper.wait(timeout=5) != 0  # killed with its namespace
+    assert sleeper.wait(timeout=5) < 0  # killed (by a signal) with its namespace
 
     with pytest.raises(BenchError):  # creation failing halfway (a bad address) removes what it made
         InPathTopology(config=InPathConfig(peer_ip="10.78.0.300")).create()

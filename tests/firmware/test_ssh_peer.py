@@ -10,6 +10,7 @@ test removes everything it made.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -75,39 +76,74 @@ def test_the_peer_program_runs_in_the_peer_namespace_over_the_management_link(
     assert who[0] == MGMT[0] and who[2] == MGMT[1]
 
 
-def test_a_remote_program_ends_when_its_local_side_is_stopped(peer: PeerHost, topology: InPathTopology) -> None:
-    marker = f"hil-ssh-test-{os.getpid()}"
-    argv = [*peer.prefix, "sh", "-c", f"exec -a {marker} sleep 300"]
+def argv_of(pid: int) -> list[str] | None:
+    """The argv of process `pid` (None: gone; [] a zombie: it has ended)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+def test_a_remote_program_ends_when_its_local_side_is_stopped(
+    peer: PeerHost, topology: InPathTopology, tmp_path: Path
+) -> None:
+    # The remote program is a sleep whose duration nothing else asks for, started by a shell that
+    # writes its own pid first and then becomes the sleep (exec keeps the pid): the pid in the file
+    # is the program's, and its argv is exactly ["sleep", duration] (the shells that lead to it,
+    # whose command lines name the duration too, never match). Plain POSIX sh: /bin/sh may be dash,
+    # which has no `exec -a`. The peer shares this machine's /proc (a network namespace only).
+    duration = f"{3000 + os.getpid() % 1000}.{time.monotonic_ns() % 997 + 1}"
+    pid_file = tmp_path / "remote.pid"
+    script = 'echo $$ > "$1" && exec sleep "$2"'
+    argv = [*peer.prefix, "sh", "-c", script, "sh", str(pid_file), duration]
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     local = subprocess.Popen(argv, start_new_session=True, **quiet)  # type: ignore[call-overload]
+    program = ["sleep", duration]
+    pid = 0
     try:
         deadline = time.monotonic() + 10
-        while marker not in run(topology.exec_prefix(topology.peer_ns), "ps", "-eo", "args").stdout:
-            assert time.monotonic() < deadline, "the remote program never started"
+        while not (pid and argv_of(pid) == program):
+            ended = local.poll()  # the SSH side ended: the remote program never ran, or ran and ended
+            assert ended is None and time.monotonic() < deadline, (
+                f"the remote program never started (pid file: {pid or 'none'}, SSH side's exit code: {ended})"
+            )
             time.sleep(0.1)
+            text = pid_file.read_text().strip() if pid_file.exists() else ""
+            pid = int(text) if text.isdigit() else 0
+        # it is the peer's: it runs in the peer namespace, reached over SSH
+        peer_net = os.stat(f"/run/netns/{topology.peer_ns}").st_ino
+        assert os.stat(f"/proc/{pid}/ns/net").st_ino == peer_net, "the remote program runs outside the peer"
+        assert local.poll() is None and argv_of(pid) == program, "the remote program ended before it was stopped"
         os.killpg(local.pid, signal.SIGKILL)  # as a crashed run: no chance to say goodbye
         local.wait()
         deadline = time.monotonic() + 10
-        while marker in run(topology.exec_prefix(topology.peer_ns), "ps", "-eo", "args").stdout:
+        while argv_of(pid) == program:  # gone, or a zombie (ended, not yet reaped)
             assert time.monotonic() < deadline, "the remote program outlived its SSH session"
             time.sleep(0.1)
     finally:
         if local.poll() is None:
             os.killpg(local.pid, signal.SIGKILL)
             local.wait()
+        if pid and argv_of(pid) == program:  # a failed test leaves no sleep behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_everything_of_the_ssh_peer_is_gone_afterwards(topology: InPathTopology, tmp_path: Path) -> None:
     before = set(Path("/tmp").glob(f"{CONTROL_DIR_PREFIX}{os.getpid()}-*"))
     with virtual_peer(topology, PeerConfig(ip=ADDRESSES.peer_ip, ssh=SshConfig(host=MGMT[1])), tmp_path) as p:
         assert run(p.prefix, "true").returncode == 0
+        # where the control directory and the keys are while it runs: what is looked for below
+        assert set(Path("/tmp").glob(f"{CONTROL_DIR_PREFIX}{os.getpid()}-*")) - before
+        assert (tmp_path / "sshd" / "client_key").is_file()
     assert set(Path("/tmp").glob(f"{CONTROL_DIR_PREFIX}{os.getpid()}-*")) == before
     assert not (tmp_path / "sshd").exists()  # keys and configuration
     # what stays (the master's and sshd's logs) holds no key
     kept = [f for f in tmp_path.rglob("*") if f.is_file()]
     assert kept and not [f for f in kept if "PRIVATE KEY" in f.read_text(errors="replace")]
-    left = run(["ip", "netns", "pids", topology.peer_ns]).stdout.split()
-    left += run(["ip", "netns", "pids", topology.pc_ns]).stdout.split()
+    listed = [run(["ip", "netns", "pids", ns]) for ns in (topology.peer_ns, topology.pc_ns)]
+    assert all(out.returncode == 0 for out in listed), [out.stderr for out in listed]  # not "none" for a failure
+    left = [pid for out in listed for pid in out.stdout.split()]
     assert left == [], "the sshd or the SSH master is still running"
 
 

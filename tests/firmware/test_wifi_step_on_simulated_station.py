@@ -108,6 +108,7 @@ def test_wrong_passphrase_names_the_driver_reason_never_the_psk(start_station: C
     assert status(sta.console).fields["status"] == "disconnected", "the join under way was ended"
     assert not sta.pings()
     log = sta.process.log_path.read_text(errors="replace") + Path(sta.console.dut.logfile).read_text(errors="replace")
+    assert "4WAY_HANDSHAKE_TIMEOUT" in log, "the logs searched are not those of this join"
     assert not leaks(log, sent) and not leaks(log, sta.psk)
 
 

@@ -75,10 +75,19 @@ def test_a_thread_is_found_by_name_and_a_gone_process_has_none() -> None:
     tid = thread_named(os.getpid(), name)
     assert tid is not None and Path(f"/proc/{os.getpid()}/task/{tid}/comm").read_text().strip() == name
     assert thread_named(os.getpid(), "no such thread") is None
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
+    # sampled while it runs, a window has its share; once it is gone, the same window has none
+    # (a meter that never sampled gives none for any thread: that would prove nothing)
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     meter = CpuShareMeter("gone", lambda: (proc.pid, proc.pid), starved_above_pct=10.0)
-    assert meter.window(time.time() - 1, time.time()) is None
+    try:
+        meter._sampler.sample()
+        start = time.time()
+        time.sleep(0.3)
+        assert meter.window(start, time.time()) is not None
+    finally:
+        proc.kill()
+        proc.wait()
+    assert meter.window(start, time.time()) is None
 
 
 def _context(tmp_path: Path) -> SimpleNamespace:

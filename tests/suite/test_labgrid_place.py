@@ -26,6 +26,7 @@ from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT, host_firmware
 from tests.support.child_suite import iperf_processes
 from tests.support.labgrid_bench import LabgridBench
+from tests.support.processes import pgrep
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
@@ -137,8 +138,8 @@ def test_a_place_gives_the_suite_its_dut_and_is_locked_released_and_recovered(
     assert lab.holder() is None
 
     # nothing else left behind: no process of the killed run, no iperf, no stray lock
-    group = subprocess.run(["pgrep", "-g", str(killed.pid)], capture_output=True, text=True, check=False).stdout
-    assert not group.strip(), group
+    group = pgrep("-g", str(killed.pid))
+    assert not group, group
     deadline = time.monotonic() + 15
     while iperf_processes() - iperf_before and time.monotonic() < deadline:
         time.sleep(0.5)

@@ -12,6 +12,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -49,6 +52,30 @@ def bench_file(tmp_path: Path, topo: InPathTopology, reset: str) -> Path:
     return bench
 
 
+@dataclass
+class OwnNamespaces:
+    """The namespaces of a run (named after its pid) seen while it ran, and how often they were listed."""
+
+    names: set[str] = field(default_factory=set)
+    samples: int = 0
+    thread: threading.Thread | None = None
+
+
+def watch_own_namespaces(child: subprocess.Popen[str]) -> OwnNamespaces:
+    """Lists the namespaces every 0.1 s until `child` ends, keeping any of its own."""
+    seen = OwnNamespaces()
+
+    def watch() -> None:
+        while child.poll() is None:
+            seen.names |= {ns for ns in list_namespaces() if ns.startswith(f"hil-{child.pid}-")}
+            seen.samples += 1
+            time.sleep(0.1)
+
+    seen.thread = threading.Thread(target=watch, name="namespace-watch", daemon=True)
+    seen.thread.start()
+    return seen
+
+
 def env_line(results: Path, key: str) -> str:
     env = (results / "allure-results" / "environment.properties").read_text().splitlines()
     return next((line for line in env if line.startswith(f"{key}=")), "")
@@ -69,7 +96,10 @@ def test_a_device_cabled_between_two_nics_is_reset_and_measured_through(tmp_path
                 "--repeat", "1", "--duration", "2",
                 "--results-dir", str(results), f"--alluredir={results / 'allure-results'}"]  # fmt: skip
         child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        made = watch_own_namespaces(child)  # while it runs: the run removes what it made when it ends
         out, err = child.communicate(timeout=300)
+        assert made.thread is not None
+        made.thread.join(timeout=10)
         assert child.returncode == 0, out[-3000:] + err[-2000:]
         assert powered.exists()  # the reset ran before any case
         assert "reset by `" in env_line(results, "Black_box") and "until it forwarded" in env_line(results, "Black_box")
@@ -82,5 +112,6 @@ def test_a_device_cabled_between_two_nics_is_reset_and_measured_through(tmp_path
             "tcp-downlink": "passed",
             "tcp-uplink": "passed",
         }
-        # the suite created nothing on a real bench: no namespace of its own
+        # the suite created nothing on a real bench: no namespace of its own, at any time of the run
+        assert made.samples > 10 and not made.names, made
         assert not [ns for ns in list_namespaces() if ns.startswith(f"hil-{child.pid}-")]

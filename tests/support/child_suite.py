@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hil.bench.netns import list_namespaces
 from hil.paths import PROJECT_ROOT
+from tests.support.processes import pgrep
 
 BASELINE = ("tests/hil/test_sweeps.py", "-m", "baseline")
 
@@ -40,15 +41,13 @@ def allure_results(results: Path) -> dict[str, dict]:
 
 def iperf_processes() -> set[str]:
     # exact names: a process whose name only contains "iperf" (a fuzz target) is not a leftover
-    out = subprocess.run(["pgrep", "-a", "-x", "iperf|iperf3"], capture_output=True, text=True, check=False).stdout
-    return set(out.splitlines())
+    return set(pgrep("-a", "-x", "iperf|iperf3"))
 
 
 def dut_processes(results: Path) -> list[int]:
     """Host DUT programs whose output goes to a log under `results` (i.e. started by that run)."""
-    out = subprocess.run(["pgrep", "-x", "hil-fw-host"], capture_output=True, text=True, check=False).stdout
     pids = []
-    for pid in map(int, out.split()):
+    for pid in map(int, pgrep("-x", "hil-fw-host")):
         try:
             if os.readlink(f"/proc/{pid}/fd/1").startswith(str(results)):
                 pids.append(pid)

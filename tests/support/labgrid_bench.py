@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Self
 
 from hil.bench.labgrid_place import LABGRID_PYTHON
+from tests.support.processes import pgrep
 
 LABGRID_BIN = LABGRID_PYTHON.parent
 EXPORTER = "bench1"
@@ -49,10 +50,12 @@ class LabgridBench:
                               text=True, timeout=60, check=False)  # fmt: skip
 
     def holder(self) -> str | None:
-        """Who holds the place (`host/user`), as `labgrid-client show` says; None when free."""
-        out = self.client("-p", self.place, "show").stdout
-        m = re.search(r"^\s*acquired:\s*(\S+)", out, re.MULTILINE)
-        return None if m is None or m.group(1) == "None" else m.group(1)
+        """Who holds the place (`host/user`), as `labgrid-client show` says; None when free. A
+        client that cannot say (no coordinator, no such place) fails the test: that is not "free"."""
+        out = self.client("-p", self.place, "show")
+        m = re.search(r"^\s*acquired:\s*(\S+)", out.stdout, re.MULTILINE)
+        assert out.returncode == 0 and m is not None, f"labgrid-client show failed: {out.stdout}{out.stderr}"
+        return None if m.group(1) == "None" else m.group(1)
 
     def _start(self, argv: list[str], log: str) -> subprocess.Popen[bytes]:
         # own process group: ser2net, which the exporter starts, goes with it
@@ -99,9 +102,7 @@ class LabgridBench:
         self._procs.clear()
 
     def ser2net_processes(self) -> list[str]:
-        out = subprocess.run(["pgrep", "-af", f"ser2net.*{re.escape(self.serial_device)}"], capture_output=True,
-                             text=True, check=False).stdout  # fmt: skip
-        return out.splitlines()
+        return pgrep("-af", f"ser2net.*{re.escape(self.serial_device)}")
 
     def __enter__(self) -> Self:
         try:
