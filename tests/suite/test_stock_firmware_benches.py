@@ -6,6 +6,7 @@ the run stops within seconds with one line naming the DUT and the problem."""
 from __future__ import annotations
 
 import os
+import struct
 import subprocess
 import sys
 import time
@@ -103,16 +104,22 @@ def test_esp32_example_without_a_board_stops_within_seconds(tmp_path: Path, sile
     ("flasher", "message"), [("openocd", "no debug probe attached"), ("pyocd", "pyocd pack install")]
 )
 def test_same70_zperf_without_a_board_stops_within_seconds(tmp_path: Path, flasher: str, message: str) -> None:
-    elf = tmp_path / "zephyr.elf"
-    elf.write_bytes(b"\x7fELF" + bytes(60))
+    elf = tmp_path / "zephyr.elf"  # an ELF header of a 32-bit little-endian ARM executable (e_machine 40)
+    elf.write_bytes(b"\x7fELF\x01\x01\x01" + bytes(9) + struct.pack("<HH", 2, 40) + bytes(32))
     bench = bench_copy(tmp_path, "same70-zperf", firmware={"image": str(elf)}, flasher=flasher)
     proc, elapsed = pytest_run(tmp_path, "-m", "baseline", "--profile", "quick", "--bench", str(bench))
     print(f"{elapsed:.1f} s: {one_line_stop(proc, elapsed, 'same70-zperf', message)}")
 
 
 def test_a_stock_bench_file_points_at_a_build_that_is_there(tmp_path: Path) -> None:
-    """The bench file as shipped names the example's usual path: a PC without it gets one line."""
+    """The bench file as shipped names the example's usual path: a PC without it gets one line
+    naming the file and key, a usage error found before any bench comes up."""
     proc, elapsed = pytest_run(tmp_path, "-m", "baseline", "--profile", "quick", "--bench", "bench/same70-zperf.yaml")
     image = "/opt/zephyrproject/zephyr/build/zephyr/zephyr.elf"
-    line = one_line_stop(proc, elapsed, "same70-zperf", f"firmware image {image}", ExitCode.USAGE_ERROR)
-    assert "does not exist" in line
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == ExitCode.USAGE_ERROR, out[-3000:]
+    assert elapsed < MAX_SECONDS, f"took {elapsed:.1f} s"
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert lines == [
+        f"ERROR: bench/same70-zperf.yaml: DUT same70-zperf: firmware.image: firmware image {image} does not exist"
+    ], out[-3000:]
