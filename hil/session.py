@@ -152,6 +152,8 @@ class HilContext:
     embedded_dut: object = None  # pytest-embedded's `dut` on the console port (its log is evidence)
     dut_driver: DialectDriver | None = None  # the console's dialect driver (None: no console)
     baseline: Baseline | None = field(default=None, repr=False)  # the known-good run of the regression gate
+    # a miss on a DUT running on the bench PC is measured once more (hil.scenarios.sweep.confirm_miss)
+    confirm_misses: bool = False
 
     @property
     def console(self) -> EmbeddedConsole:

@@ -12,7 +12,7 @@ from fixtures.options import DUT_KEY
 from hil.checks import criteria
 from hil.console.dialects.capabilities import dialect_info
 from hil.scenarios.families import mss_table
-from hil.scenarios.sweep import Point, attach_text, check, measure
+from hil.scenarios.sweep import Point, attach_text, check, confirm_miss, measure
 from hil.session import HilContext
 from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficSpec
@@ -49,11 +49,15 @@ def test_dut_mss_builds(hil: HilContext, mss_step: tuple[str, int, str]) -> None
     reported = hil.dut.identity.get_int("tcp_mss") if hil.dut.identity is not None else None
     assert reported == mss, f"config {config} reports TCP_MSS {reported}, its build declares {mss}"
     spec = TrafficSpec("tcp", direction, hil.duration_s, observe_mss=True)  # type: ignore[arg-type]
-    rec = measure(hil, scenario, Point(case, spec, tcp_goodput_mbps(hil.link_mbit, mss), x=mss))
+    point = Point(case, spec, tcp_goodput_mbps(hil.link_mbit, mss), x=mss)
+    rec = measure(hil, scenario, point)
     rec.extra["requested_mss"] = mss
     attach_text("DUT MSS build: configured vs observed", mss_table([rec]))
     allure.dynamic.title(
         f"mss_dut/{case}: TCP_MSS {mss}, observed {rec.extra.get('observed_mss')}: {rec.median:.2f} Mbit/s = "
         f"{rec.efficiency_pct or 0:.1f} % of {rec.theory or 0:.2f}; {criteria(rec.metrics(), limits)}"
     )
-    check(hil, scenario, [rec])
+    try:
+        check(hil, scenario, [rec])
+    except AssertionError as miss:
+        confirm_miss(hil, scenario, miss, lambda: measure(hil, scenario, point))

@@ -41,6 +41,21 @@ def test_threshold_above_capacity_fails_as_below_threshold(tmp_path: Path) -> No
     assert records[-1]["verdict"] == "below threshold"
 
 
+def test_a_miss_confirmed_by_a_second_trial_is_the_duts_with_both_trials(tmp_path: Path) -> None:
+    """--confirm-misses (./suite test's runs): a DUT on the bench PC that misses a threshold is
+    measured once more; a limit above the link's capacity is missed twice: the DUT's failure,
+    both trials' numbers in the message and both records in results.jsonl."""
+    thresholds = tmp_path / "too-high.yaml"
+    thresholds.write_text("profile: too-high\nscenarios:\n  baseline:\n    default: {min_mbps: 150}\n")
+    proc = run_suite(tmp_path, "-k", "tcp-dut_tx", "--thresholds", str(thresholds), "--confirm-misses")
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert "confirmed by a second trial: baseline/tcp-dut_tx: median" in proc.stdout, proc.stdout[-2000:]
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    trials = [r for r in records if r.get("case") == "tcp-dut_tx" and "median" in r]
+    assert len(trials) == 2 and all(r["median"] > 85 for r in trials), trials
+    assert [r["verdict"] for r in records if "median" not in r].count("below threshold") == 2
+
+
 @pytest.mark.parametrize(
     ("bench", "first", "second"),
     [("bench/virtual.yaml", "tcp-dut_tx", "tcp-dut_rx"), ("bench/bridge.yaml", "tcp-uplink", "tcp-downlink")],
