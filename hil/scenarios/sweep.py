@@ -155,8 +155,9 @@ def confirm_miss(hil: HilContext, scenario: str, miss: AssertionError, remeasure
     """A case that missed a threshold on a DUT running on the bench PC, in a run that asks for it
     (--confirm-misses: the self-test runs, whose gate must not depend on the host's load): the
     case is measured once more, both trials recorded. A miss the second trial confirms is the
-    DUT's failure, with both trials' numbers; one it does not reproduce is a bench fault (the host
-    the DUT shares with the bench set the first trial: its CPU, not the firmware). Anything else
+    DUT's failure, with both trials' numbers, and so is one whose second trial is itself a bench
+    fault (inconclusive: the first miss stands); one the second trial does not reproduce is a
+    bench fault (the host the DUT shares with the bench set the first trial). Anything else
     (a bench fault, a regression, a real board, a run without the option) is raised as it is."""
     local = hil.dut.config.LOCAL
     if not hil.confirm_misses or not local or isinstance(miss, BenchFault | Regression):
@@ -166,8 +167,9 @@ def confirm_miss(hil: HilContext, scenario: str, miss: AssertionError, remeasure
         again = remeasure()
         try:
             check(hil, scenario, [again])
-        except BenchFault as fault:
-            raise BenchFault(f"{first}; its confirmation trial: {str(fault).removeprefix('BENCH FAULT: ')}") from None
+        except BenchFault as fault:  # inconclusive: the first trial's miss, the DUT's own, stands
+            inconclusive = str(fault).removeprefix("BENCH FAULT: ")
+            raise AssertionError(f"{miss}; its confirmation trial was inconclusive: {inconclusive}") from None
         except AssertionError as second:
             raise AssertionError(
                 f"{miss}; confirmed by a second trial: {str(second).removeprefix(f'{BELOW_THRESHOLD}: ')}"

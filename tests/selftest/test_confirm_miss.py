@@ -67,3 +67,19 @@ def test_a_real_board_or_a_run_without_the_option_keeps_its_first_verdict(
     with pytest.raises(AssertionError) as failed:
         confirm_miss(hil, "baseline", miss, lambda: _trial(hil, trials.append(94.6) or 94.6))  # type: ignore[arg-type, func-returns-value]
     assert failed.value is miss and trials == []  # not measured again
+
+
+def test_an_inconclusive_confirmation_leaves_the_first_miss_standing(tmp_path: Path) -> None:
+    """The second trial is itself a bench fault (its DUT starved of the host's CPU): the first
+    miss, the DUT's own, is the verdict."""
+    hil = _hil(tmp_path)
+
+    def starved() -> CaseRecord:
+        rec = _trial(hil, 70.9)
+        rec.host_starved = True
+        return rec
+
+    with pytest.raises(AssertionError) as failed:
+        confirm_miss(hil, "baseline", _first_miss(hil), starved)  # type: ignore[arg-type]
+    assert not isinstance(failed.value, BenchFault)
+    assert "median 70.45 Mbit/s" in str(failed.value) and "confirmation trial was inconclusive" in str(failed.value)
