@@ -18,4 +18,4 @@ def host_firmware(config: str) -> Path:
 
 def board_firmware(board: str, config: str, suffix: str = ".elf") -> Path:
     """A Cortex-M7 board image of a build configuration (preset `<board>-<config>`)."""
-    return FIRMWARE_BUILD_DIR / f"{board}-{config}" / "same70" / f"hil-fw-{board}{suffix}"
+    return FIRMWARE_BUILD_DIR / f"{board}-{config}" / "cortex-m" / f"hil-fw-{board}{suffix}"

@@ -1,4 +1,4 @@
-"""The cross-built Cortex-M7 image (firmware/same70, board mps2-an500) under QEMU on the shaped
+"""The cross-built Cortex-M7 image (firmware/mps2-an500, board mps2-an500) under QEMU on the shaped
 100 Mbit/s virtual link: the shared application, lwIP and the project's LAN9118 driver, reached
 through the emulated UART on a pseudo-terminal; QEMU's main loop at real-time priority, its
 vCPU not."""

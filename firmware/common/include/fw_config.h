@@ -29,7 +29,7 @@
 
 /* ---- A board's own sizes (its drivers' rings; lwIP pools for a smaller RAM) ------------------
  * kept in board_config.h in the board's directory, which its build puts on the include path along
- * with FW_BOARD_<board> (same70/CMakeLists.txt); included before the defaults below. */
+ * with FW_BOARD_<board> (cortex-m/CMakeLists.txt); included before the defaults below. */
 #if defined(FW_BOARD_SAME70_XPLAINED) || defined(FW_BOARD_MPS2_AN500)
 #include "board_config.h"
 #endif

@@ -1,6 +1,6 @@
 /*
  * board_config.h - QEMU mps2-an500's own sizes. fw_config.h includes it (FW_BOARD_MPS2_AN500,
- * with this directory on the include path: same70/CMakeLists.txt) before its defaults.
+ * with this directory on the include path: cortex-m/CMakeLists.txt) before its defaults.
  *
  * The emulated LAN9118 holds about six full received frames in its RX FIFO and drops what does
  * not fit; every word the firmware writes into its TX FIFO is an emulated bus access. A UDP

@@ -1,7 +1,7 @@
 /*
  * board_config.h - the SAME70 Xplained's own static sizes: its drivers' rings (gmac.c, board.c)
  * and lwIP pools for its RAM. fw_config.h includes it (FW_BOARD_SAME70_XPLAINED, with this
- * directory on the include path: same70/CMakeLists.txt) before its defaults, which these
+ * directory on the include path: cortex-m/CMakeLists.txt) before its defaults, which these
  * override.
  *
  * ATSAME70Q21B, 384 KB SRAM: 64 KB non-cacheable GMAC region (the rings below), >= 16 KB stack,

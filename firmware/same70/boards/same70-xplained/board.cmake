@@ -1,2 +1,0 @@
-# SAME70 Xplained (ATSAME70Q21B, Cortex-M7 at 300 MHz): GMAC + KSZ8081RNA (RMII), EDBG USART1 console.
-fw_board_image(same70-xplained startup.c board.c chipid.c gmac.c ksz8081.c main.c)
