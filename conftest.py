@@ -6,18 +6,16 @@ import signal
 import sys
 import threading
 
-from hil.bench.labgrid_place import last_resort_release
-from hil.bench.netns import delete_run_namespaces
-from hil.bench.ssh_host import kill_open_connections
+from hil.plumbing.labgrid_place import last_resort_release
+from hil.plumbing.netns import delete_run_namespaces
+from hil.plumbing.ssh_host import kill_open_connections
 
 pytest_plugins = [
     "fixtures.options",
-    "fixtures.host_bench",
-    "fixtures.labgrid",
-    "fixtures.bench",
+    "fixtures.cases",
+    "fixtures.dut_session",
     "fixtures.report",
     "fixtures.exit_status",
-    "fixtures.junit_properties",
 ]
 
 UNWIND_LIMIT_S = 30.0

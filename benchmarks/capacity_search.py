@@ -17,7 +17,7 @@ import copy
 import sys
 from dataclasses import dataclass, replace
 
-from hil.scenarios.capacity import SearchResult, search
+from hil.scenarios.capacity_search import SearchResult, search
 from hil.scenarios.profiles import FULL, QUICK
 from tests.support.capacity_models import Model, NoisyLimit, benchmark_models
 

@@ -20,11 +20,11 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from hil.bench.host_dut import HostDutProcess, HostDutSpec
-from hil.bench.netns import TAP, TbfShaping, VirtualTopology
 from hil.console.serial_console import SerialConsole
 from hil.errors import BenchError, DutError
 from hil.paths import PROJECT_ROOT, host_firmware
+from hil.plumbing.host_dut import HostDutProcess, HostDutSpec
+from hil.plumbing.netns import TAP, TbfShaping, VirtualTopology
 from hil.stats import Summary, summarize
 from hil.theory import efficiency_pct, tcp_goodput_mbps
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client

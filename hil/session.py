@@ -7,7 +7,8 @@ Bring-up is a sequence of explicit states, each reached by one step and recorded
 `associate` is the kind's own step (a Wi-Fi station joins its access point; a wired DUT has
 nothing to join and passes straight on). A DUT found down before a test is flashed again, and
 that fault is told in the next test's report. The test context (`HilContext`) gives a scenario
-the DUT's console, both traffic sides, the thresholds, the recorder and the profile.
+one handle on the DUT (`dut`: what it is, its console and dialect, re-flashing it), the far end
+it talks to (hil.traffic.far_end), the PC's side, the thresholds, the recorder and the profile.
 """
 
 from __future__ import annotations
@@ -22,24 +23,26 @@ from pathlib import Path
 
 import allure
 
-from hil.bench.in_path import InPathTopology
-from hil.bench.peer_host import PeerHost
 from hil.config.sections import DutBase
 from hil.config.thresholds import ThresholdProfile
 from hil.console.dialects.base import DialectDriver
-from hil.console.dialects.capabilities import dialect_info
+from hil.console.dialects.registry import dialect_info, make_driver
 from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
 from hil.directions import direction_name
 from hil.dut.adapter import BenchLink, DutAdapter
 from hil.errors import BenchError, DutError
+from hil.plumbing.in_path import InPathTopology
+from hil.plumbing.peer_host import PeerHost
+from hil.report.case_labels import label_case
 from hil.results.baseline import Baseline
 from hil.results.recorder import Recorder
 from hil.scenarios.profiles import Profile
 from hil.stats import summarize
-from hil.tools.ping import parse_iputils
-from hil.traffic.endpoints import Endpoint, Generator
-from hil.traffic.roles import DutSide, PcSide
+from hil.tools.ping import answers_ping, check_forwarding, ping_argv, run_ping
+from hil.tools.watched_run import StopWhen
+from hil.traffic.far_end import ConsoleFarEnd, FarEnd, HostFarEnd
+from hil.traffic.roles import PcSide
 
 RTT_PINGS = 5
 
@@ -70,6 +73,72 @@ class DutSession:
     # nothing of a test runs on the DUT: just flashed, or the last test ended with its traffic done
     # (passed, or failed a check after it); otherwise the next test aborts what may still run
     idle: bool = False
+    # the test's console on the DUT (pytest-embedded's `dut`), its dialect driver; None: no console
+    console: EmbeddedConsole | None = None
+    driver: DialectDriver | None = None
+    embedded: object = None  # pytest-embedded's `dut` itself (its log is evidence)
+
+    def open_console(self, embedded: object) -> None:
+        """The test's console: pytest-embedded's `dut` on the console port, in the DUT's dialect."""
+        self.embedded = embedded
+        self.console = EmbeddedConsole(embedded, alive=self.adapter.alive)  # type: ignore[arg-type]
+        self.driver = make_driver(self.config.console.dialect, self.console)
+
+    def start_test(self, recorder: Recorder, answers_at: Callable[[str], bool]) -> FinalLine:
+        """Brings the DUT up for a test (hil.session states), stops what an earlier test left
+        running on it, and records its facts (e.g. the free heap) with every result of the test."""
+        identity = self.bring_up(self.driver, recorder, answers_at=answers_at)
+        if not self.idle and self.driver is not None:  # an earlier test ended before its traffic did
+            self.driver.abort_running()
+        self.idle = False  # until this test ends with its traffic done
+        if self.driver is not None:
+            recorder.set_dut_facts(self.driver.facts())
+        return identity
+
+    def stopped(self) -> StopWhen:
+        """Why traffic through the DUT is moot now: its program on the bench PC is gone (a board
+        has no process to watch: its adapter is always alive, and the generators' timeouts stay)."""
+
+        def reason() -> str | None:
+            return None if self.adapter.alive() else f"the DUT stopped (exit code {self.adapter.exit_code()})"
+
+        return reason
+
+    def far_end(self, peer: PeerHost | None, pc: PcSide, workdir: Path) -> FarEnd:
+        """What the test's traffic talks to: the peer host behind a DUT in the path (checked to
+        reach it through the DUT first: a DUT that stopped forwarding is a DUT fault), else the
+        DUT's console in its dialect."""
+        if peer is not None:
+            workdir.mkdir(parents=True, exist_ok=True)
+            far = HostFarEnd("peer", peer.prefix, peer.ip, workdir, pc.tcp_congestion, python=peer.python,
+                             stop_when=pc.stop_when)  # fmt: skip
+            check_forwarding(pc.netns_prefix, peer.ip)
+            return far
+        if self.driver is not None:
+            return ConsoleFarEnd(self.driver, "DUT", self.config.network.dut_ip)
+        raise BenchError(f"DUT {self.config.name} has no console and no peer: nothing to send traffic to")
+
+    def start_case(
+        self, recorder: Recorder, link: BenchLink, peer: PeerHost | None, workdir: Path, congestion: str | None,
+        profile: str, environment_extra: dict[str, str],
+    ) -> tuple[FarEnd, PcSide]:  # fmt: skip
+        """A case's start: the DUT brought up (`start_test`), the case's page labelled (the run's
+        environment once), and the PC's side and the far end the case talks to."""
+        pc_ns = link.exec_prefix(link.pc_ns)  # type: ignore[arg-type]
+        identity = self.start_test(recorder, answers_at=lambda ip: answers_ping(pc_ns, ip))
+        facts = lambda: environment_extra | environment(self, identity, link, congestion, peer)  # noqa: E731
+        label_case(self, identity, profile, recorder.allure_dir, facts)
+        (workdir / "pc").mkdir()
+        stop_when = self.stopped() if peer is not None else None  # a client stalled behind a dead DUT stops
+        pc = PcSide(pc_ns, self.config.network.pc_ip, workdir / "pc", congestion, stop_when)
+        return self.far_end(peer, pc, workdir / "peer"), pc
+
+    def require_console(self) -> tuple[EmbeddedConsole, DialectDriver]:
+        """The DUT's console and its dialect driver; a case that needs them on a DUT without a
+        console is a bench error naming it."""
+        if self.console is None or self.driver is None:
+            raise BenchError(f"DUT {self.config.name} has no console (kind {self.config.kind}): this case needs one")
+        return self.console, self.driver
 
     def flash(self, config: str | None = None) -> None:
         self.state = DutState.DOWN
@@ -136,8 +205,10 @@ class DutSession:
 
 @dataclass
 class HilContext:
-    dut_console: EmbeddedConsole | None  # None: a DUT without a console (a black box)
-    dut: DutSession
+    dut: DutSession  # the DUT: what it is, its console and dialect driver
+    # where the PC's traffic ends and what a scenario asks of it: the DUT's console, or the peer
+    # host behind a DUT in the path (hil.traffic.far_end)
+    far_end: FarEnd
     pc_side: PcSide
     thresholds: ThresholdProfile
     recorder: Recorder
@@ -146,32 +217,9 @@ class HilContext:
     duration_s: float
     link_mbit: float
     topology: BenchLink
-    # where the PC's traffic ends: the DUT's console endpoint, or the peer host of an in-path DUT
-    far_end: Endpoint
-    generator: Generator | None = None  # the traffic generator PC <-> far end (None: the first both speak)
-    embedded_dut: object = None  # pytest-embedded's `dut` on the console port (its log is evidence)
-    dut_driver: DialectDriver | None = None  # the console's dialect driver (None: no console)
     baseline: Baseline | None = field(default=None, repr=False)  # the known-good run of the regression gate
     # a miss on a DUT running on the bench PC is measured once more (hil.scenarios.sweep.confirm_miss)
     confirm_misses: bool = False
-
-    @property
-    def console(self) -> EmbeddedConsole:
-        """The DUT's console; a case that needs it on a DUT without one is a bench error naming it."""
-        if self.dut_console is None:
-            raise BenchError(
-                f"DUT {self.dut.config.name} has no console (kind {self.dut.config.kind}): this case needs one"
-            )
-        return self.dut_console
-
-    @property
-    def driver(self) -> DialectDriver:
-        """The DUT console's dialect driver; a case that needs it on a DUT without one is a bench error."""
-        if self.dut_driver is None:
-            raise BenchError(
-                f"DUT {self.dut.config.name} has no console (kind {self.dut.config.kind}): this case needs one"
-            )
-        return self.dut_driver
 
     @property
     def in_path(self) -> bool:
@@ -183,15 +231,10 @@ class HilContext:
         for a DUT in the path (hil.directions)."""
         return direction_name(direction, self.in_path)
 
-    @property
-    def dut_side(self) -> DutSide:
-        """The DUT as the PC's traffic partner through its console (a DUT that terminates traffic)."""
-        return DutSide(self.console, self.dut.config.network.dut_ip)
-
     def flash_config(self, config: str) -> FinalLine:
         """Flashes another build configuration of the firmware and returns its identity."""
         self.dut.flash(config)
-        identity = self.dut.bring_up(self.driver, self.recorder)
+        identity = self.dut.bring_up(self.dut.require_console()[1], self.recorder)
         if identity.fields.get("variant") not in (config, None):
             raise DutError(f"flashed config {config!r} but the DUT reports variant {identity.fields.get('variant')!r}")
         return identity
@@ -202,7 +245,8 @@ class HilContext:
         bandwidth-delay product on any machine); yields the median round trip the PC's ping
         measures through it, and turns the line off afterwards. NoDelayLine when the firmware has
         none."""
-        reply = self.console.command(f"linkdelay {delay_ms}", 10)
+        console, _ = self.dut.require_console()
+        reply = console.command(f"linkdelay {delay_ms}", 10)
         if not reply.final.ok:
             if "unknown command" in reply.final.reason:
                 raise NoDelayLine(f"the DUT's firmware has no link delay line ({reply.final.reason})")
@@ -211,15 +255,11 @@ class HilContext:
             yield self._ping_rtt_ms()
         finally:
             if self.dut.adapter.alive():
-                self.console.run_ok("linkdelay 0", 10)
+                console.run_ok("linkdelay 0", 10)
 
     def _ping_rtt_ms(self) -> float:
-        argv = [*self.pc_side.netns_prefix, "ping", "-n", "-c", str(RTT_PINGS), "-i", "0.2", "-W", "2"]
-        out = subprocess.run([*argv, self.dut_side.ip], capture_output=True, text=True, timeout=30, check=False)
-        try:
-            stats = parse_iputils(out.stdout)
-        except ValueError as exc:
-            raise BenchError(f"ping through the delayed link gave no summary: {exc}") from None
+        argv = ping_argv(self.pc_side.netns_prefix, self.dut.config.network.dut_ip, count=RTT_PINGS, wait_s=2)
+        stats, _ = run_ping(argv, timeout_s=30)
         if not stats.rtts_ms:
             raise DutError(f"the DUT answered none of {RTT_PINGS} pings through the delayed link")
         return summarize(list(stats.rtts_ms)).median

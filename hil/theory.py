@@ -12,7 +12,6 @@ ETHERNET_OVERHEAD = 8 + 14 + 4 + 12  # preamble+SFD, MAC header, FCS, inter-fram
 IPV4_HEADER = 20
 TCP_HEADER = 20
 UDP_HEADER = 8
-ICMP_HEADER = 8
 ETHERNET_MIN_PAYLOAD = 46  # shorter frames are padded
 
 

@@ -1,5 +1,7 @@
 """The sections of a bench file that DUT kinds share (link, network, console, firmware, probe,
-Wi-Fi, the PC, secrets) and the base every kind's own DUT section extends (hil.dut.kinds).
+Wi-Fi, the PC, secrets) and what every DUT section has (DutBase). What needs the layers above
+this one - the console dialects, the DUT kinds - is checked where they are known: each kind's
+section extends hil.dut.section.KindSection, the bench file is hil.dut.bench_file.
 
 Secrets (Wi-Fi passwords) are never written in the file: a key ending in ``_env`` names the
 environment variable that holds the value.
@@ -16,7 +18,6 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hil.config.errors import ConfigError
-from hil.console.dialects.capabilities import Dialect
 from hil.paths import PROJECT_ROOT
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -84,20 +85,20 @@ class FirmwareConfig(Strict):
 
 
 class ConsoleConfig(Strict):
-    """The DUT's console: where it is and which dialect its firmware speaks (hil.console.dialects):
-    `hil-fw` the project's firmware, `espressif-iperf` ESP-IDF's iperf example (iperf-cmd),
-    `zephyr-zperf` Zephyr's zperf sample."""
+    """The DUT's console: where it is and which dialect its firmware speaks, a name of the console
+    dialects' registry (hil.console.dialects.registry), which checks it and gives the default
+    (the project's firmware's): hil.dut.section."""
 
     port: str = "pty"  # "pty": the DUT's console owned by the bench (virtual, qemu); else a serial device
     baud: Annotated[int, Field(gt=0)] = 115200
     boot_timeout_s: Annotated[float, Field(gt=0, le=600)] = 10.0
-    dialect: Dialect = "hil-fw"
+    dialect: str
 
 
 class LabgridConfig(Strict):
     """A board shared through labgrid: the suite locks this place at its coordinator for the run
     and takes the DUT's console (the exporter's RFC 2217 port), the PC's bench interface and the
-    debug probe from the place's resources instead of local ports (hil/bench/labgrid_place.py)."""
+    debug probe from the place's resources instead of local ports (hil/plumbing/labgrid_place.py)."""
 
     place: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]{1,64}$")]
     # HOST:PORT of the labgrid coordinator; None: $LG_COORDINATOR
@@ -146,7 +147,6 @@ class WifiConfig(Strict):
         return value
 
 
-IDF_TARGETS = ("esp32", "esp32s2", "esp32s3", "esp32c3", "esp32c5", "esp32c6")
 ESP32_PROJECT_DIR = PROJECT_ROOT / "firmware" / "esp32"
 
 
@@ -259,8 +259,9 @@ class PeerConfig(Strict):
 
 
 class DutBase(Strict):
-    """What every DUT section has; a kind's own section (hil.dut.<kind>) adds its `kind` tag, its
-    flashers and whatever else it needs, and says whether it runs on the bench PC."""
+    """What every DUT section has; a kind's own section (hil.dut.<kind>, through
+    hil.dut.section.KindSection) adds its `kind` tag, its flashers, the dialects its firmware may
+    speak and whatever else it needs, and says whether it runs on the bench PC."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ()  # the flashers that fit the kind, the first the default
     LOCAL: ClassVar[bool] = False  # runs on the bench PC on the virtual link (namespaces, tap): needs root
@@ -272,12 +273,11 @@ class DutBase(Strict):
     HAS_CONSOLE: ClassVar[bool] = True  # a console the suite drives (identity, stats, iperf, ping)
     # what firmware.image must be (hil.dut.images.check_image_file): "arm-elf", "host-executable"
     IMAGE_FORMAT: ClassVar[str | None] = None
-    DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw",)  # the console dialects the kind's firmware may speak
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
     kind: str
     firmware: FirmwareConfig = FirmwareConfig()
-    console: ConsoleConfig = ConsoleConfig()
+    console: ConsoleConfig  # every kind's section gives its default (hil.dut.section.KindSection)
     flasher: str | None = None  # None: the kind's default
     network: NetworkConfig = NetworkConfig()
     link: LinkConfig = LinkConfig()
@@ -300,16 +300,6 @@ class DutBase(Strict):
             raise ValueError(f"flasher {self.flasher!r} does not fit kind {self.kind!r} (use {' or '.join(fits)})")
         if self.LOCAL and self.console.port != "pty":
             raise ValueError(f"kind {self.kind!r} has its console on the bench's pty: console.port must be 'pty'")
-        if self.console.dialect not in self.DIALECTS:
-            raise ValueError(
-                f"console.dialect {self.console.dialect!r} does not fit kind {self.kind!r} "
-                f"(it speaks {' or '.join(self.DIALECTS)})"
-            )
-        if self.role == "in_path" and not self.IN_PATH:
-            raise ValueError(
-                f"kind {self.kind!r} cannot be put in the path "
-                "(role in_path: kinds virtual, black_box, cabled_black_box)"
-            )
         if self.role == "in_path" and self.link.loss_pct:
             raise ValueError("link.loss_pct is not yet injected in the path: set it 0 for role in_path")
         if self.role == "in_path" and self.peer is None:
@@ -370,11 +360,6 @@ class DutBase(Strict):
                 "beside the DUT needs a subnet of its own (e.g. 169.254.77.2)"
             )
         management_pair(ssh.host)
-
-    @property
-    def stock_firmware(self) -> bool:
-        """The DUT runs stock test firmware (Espressif's iperf example, Zephyr's zperf), not the project's."""
-        return self.console.dialect != "hil-fw"
 
     @property
     def flasher_name(self) -> str:

@@ -1,6 +1,6 @@
 """What a DUT kind is to the suite: a bench-file section (a pydantic model extending
-hil.config.sections.DutBase, tagged by `kind`) and an adapter that flashes the DUT, owns its
-console port and says what it knows. The registry (hil.dut.kinds) lists the kinds; nothing
+hil.dut.section.KindSection, tagged by `kind`) and an adapter that flashes the DUT, owns its
+console port and says what it knows. Each kind registers itself (hil.dut.kinds); nothing
 outside a kind's own module asks which kind a DUT is.
 """
 
@@ -11,26 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hil.bench.hardware_link import HardwareLink
-from hil.bench.in_path import InPathTopology
-from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
+from hil.plumbing.hardware_link import HardwareLink
+from hil.plumbing.in_path import InPathTopology
+from hil.plumbing.netns import VirtualTopology
 
 if TYPE_CHECKING:
-    from hil.bench.cpu_share import CpuShareMeter
-    from hil.console.dialects.base import DialectDriver
+    from hil.console.dialects.base import DialectDriver, LinkFacts
     from hil.console.protocol import FinalLine
+    from hil.plumbing.cpu_share import CpuShareMeter
 
 # the PC's side of the bench: the virtual link (the DUT at its end, or in the path to a peer namespace)
 # or a real NIC
 BenchLink = VirtualTopology | InPathTopology | HardwareLink
-
-
-class LinkFacts(Protocol):
-    """What a DUT reported of the link it joined (e.g. Wi-Fi BSSID, channel, RSSI)."""
-
-    def as_fields(self) -> dict[str, object]: ...
-    def describe(self) -> str: ...
 
 
 class DutAdapter(Protocol):

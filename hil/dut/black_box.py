@@ -11,30 +11,30 @@ from __future__ import annotations
 import hashlib
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from hil.bench.in_path import InPathTopology
-from hil.bench.proc import start_logged, stop_process
 from hil.config.sections import DutBase
 from hil.console.protocol import FinalLine
-from hil.dut.adapter import BenchLink, DutKind, LinkFacts
+from hil.dut.adapter import BenchLink
+from hil.dut.consoleless import ConsolelessDut
+from hil.dut.kinds import register_kind
 from hil.dut.local import virtual_topology
-from hil.errors import BenchError, DutError
+from hil.dut.section import KindSection
+from hil.errors import DutError
+from hil.plumbing.in_path import InPathMode, InPathTopology
+from hil.plumbing.proc import start_logged, stop_process
 
-if TYPE_CHECKING:
-    from hil.console.dialects.base import DialectDriver
 
-
-class BlackBoxConfig(DutBase):
+class BlackBoxConfig(KindSection):
     """`kind: black_box`: forwards between the PC and the peer; `setup` and/or `program` are shell
     commands run in the DUT namespace with `$1`/`$2` the PC-side and peer-side ports."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("command",)
     LOCAL: ClassVar[bool] = True
     IN_PATH: ClassVar[bool] = True
-    IN_PATH_MODE: ClassVar[str] = "black_box"  # the bare ports: nothing of the suite's between them
+    IN_PATH_MODE: ClassVar[str] = InPathMode.BLACK_BOX  # the bare ports: nothing of the suite's between them
     HAS_CONSOLE: ClassVar[bool] = False
 
     kind: Literal["black_box"]
@@ -48,27 +48,6 @@ class BlackBoxConfig(DutBase):
         if not (self.setup or self.program):
             raise ValueError("a black_box DUT needs `setup` (a command) and/or `program` (what forwards)")
         return self
-
-
-class ConsolelessDut:
-    """What every DUT without a console shares: no console port, no builds to flash or ladders
-    to climb, nothing to join, no thread of the suite's to account for."""
-
-    cfg: DutBase
-    window_ladder: tuple[tuple[str, int], ...] = ()
-    mss_configs: tuple[tuple[str, int], ...] = ()
-    embedded_build_dir = None
-
-    @property
-    def console_port(self) -> str:
-        raise BenchError(f"DUT {self.cfg.name} is a black box: it has no console")
-
-    def associate(self, driver: DialectDriver) -> LinkFacts | None:
-        return None
-
-    def cpu_meter(self) -> None:
-        """A black box's forwarding is not a thread of the suite's to account for."""
-        return None
 
 
 class BlackBoxDut(ConsolelessDut):
@@ -120,7 +99,7 @@ class BlackBoxDut(ConsolelessDut):
         digest = hashlib.sha256(text.encode()).hexdigest()[:12]
         what = "; ".join(f"{k}: {v}" for k, v in (("setup", self.cfg.setup), ("program", self.cfg.program)) if v)
         return FinalLine("BOOT", "identity", {"name": "black box", "version": digest, "target": what,
-                                              "variant": "black_box", "role": "in_path"})  # fmt: skip
+                                              "variant": str(self.cfg.IN_PATH_MODE), "role": "in_path"})  # fmt: skip
 
     def environment(self) -> dict[str, str]:
         return {"Black_box": self.identity().fields["target"]}
@@ -134,12 +113,10 @@ class BlackBoxDut(ConsolelessDut):
         self.stop_program()
 
 
+@register_kind(BlackBoxConfig)
 def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> BlackBoxDut:
     assert isinstance(cfg, BlackBoxConfig)
     topology = virtual_topology(link, cfg)
     if not isinstance(topology, InPathTopology):
         raise DutError(f"DUT {cfg.name}: a black box sits in the path (role in_path)")
     return BlackBoxDut(cfg, topology, workdir)
-
-
-KIND = DutKind("black_box", BlackBoxConfig, _make)

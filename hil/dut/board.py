@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hil.console.protocol import FinalLine
-from hil.dut.adapter import LinkFacts
 
 if TYPE_CHECKING:
-    from hil.console.dialects.base import DialectDriver
+    from hil.console.dialects.base import DialectDriver, LinkFacts
 
 
 def local_port_missing(port: str) -> bool:
@@ -36,9 +35,6 @@ class RealBoard:
             return self.flash_log.read_text(errors="replace")
         except FileNotFoundError:
             return ""
-
-    def stop_program(self) -> None:
-        """The board keeps running its image; nothing to stop."""
 
     def stop(self) -> None:
         """Nothing the session owns on the board side."""

@@ -19,24 +19,27 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from hil.bench.hardware_link import HardwareLink
-from hil.bench.proc import start_logged, stop_process
 from hil.config.sections import DutBase
 from hil.console.protocol import FinalLine
-from hil.dut.adapter import BenchLink, DutKind
-from hil.dut.black_box import ConsolelessDut
+from hil.dut.adapter import BenchLink
+from hil.dut.consoleless import ConsolelessDut
+from hil.dut.kinds import register_kind
+from hil.dut.section import KindSection
 from hil.errors import BenchError, DutError
+from hil.plumbing.hardware_link import HardwareLink
+from hil.plumbing.in_path import InPathMode
+from hil.plumbing.proc import start_logged, stop_process
 
 FORWARD_PROBE_INTERVAL_S = 0.5
 
 
-class CabledBlackBoxConfig(DutBase):
+class CabledBlackBoxConfig(KindSection):
     """`kind: cabled_black_box`: a device cabled between the PC's bench NIC and the peer."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("reset",)
     LOCAL: ClassVar[bool] = False
     IN_PATH: ClassVar[bool] = True
-    IN_PATH_MODE: ClassVar[str] = "black_box"
+    IN_PATH_MODE: ClassVar[str] = InPathMode.BLACK_BOX
     HAS_CONSOLE: ClassVar[bool] = False
 
     kind: Literal["cabled_black_box"]
@@ -119,7 +122,7 @@ class CabledBlackBox(ConsolelessDut):
         """What the report says the DUT is: the bench file's description, and its reset command."""
         digest = hashlib.sha256(f"{self.cfg.description}\n{self.cfg.reset or ''}".encode()).hexdigest()[:12]
         return FinalLine("BOOT", "identity", {"name": "black box", "version": digest, "target": self.cfg.description,
-                                              "variant": "black_box", "role": "in_path"})  # fmt: skip
+                                              "variant": str(self.cfg.IN_PATH_MODE), "role": "in_path"})  # fmt: skip
 
     def environment(self) -> dict[str, str]:
         reset = (
@@ -131,11 +134,9 @@ class CabledBlackBox(ConsolelessDut):
         """Nothing to stop: the device stays as it is."""
 
 
+@register_kind(CabledBlackBoxConfig)
 def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> CabledBlackBox:
     assert isinstance(cfg, CabledBlackBoxConfig)
     if not isinstance(link, HardwareLink):
         raise DutError(f"DUT {cfg.name}: a cabled black box runs on the bench's real NICs")
     return CabledBlackBox(cfg, link, workdir)
-
-
-KIND = DutKind("cabled_black_box", CabledBlackBoxConfig, _make)

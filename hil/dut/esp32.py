@@ -14,10 +14,12 @@ from typing import ClassVar, Literal
 from pydantic import model_validator
 
 from hil.config.sections import ESP32_PROJECT_DIR, DutBase, EspIdfConfig, WifiConfig
-from hil.dut.adapter import BenchLink, DutKind
+from hil.dut.adapter import BenchLink
 from hil.dut.board import RealBoard, local_port_missing
 from hil.dut.esp_idf_build import IdfBuild, load_build, project_configs, resolve_build_dir
 from hil.dut.flashers import flash_esptool
+from hil.dut.kinds import register_kind
+from hil.dut.section import KindSection
 from hil.dut.wifi import WifiStation
 from hil.errors import BenchError
 
@@ -41,15 +43,15 @@ def _ladders(project_dir: Path) -> tuple[tuple[tuple[str, int], ...], tuple[tupl
     return ladder, tuple(sorted(msses, key=lambda m: m[1]))
 
 
-class Esp32DutConfig(DutBase):
+class Esp32DutConfig(KindSection):
     """`kind: esp32`: an ESP32 board on Wi-Fi running firmware/esp32, flashed with esptool from
     ESP-IDF build directories; the matrix runs once per build configuration of `esp_idf.configs`.
-    With `console.dialect: espressif-iperf` it runs Espressif's own iperf example instead, built
-    in `esp_idf.project_dir` (its `build` directory), flashed by pytest-embedded-idf itself when the
-    first test opens the board (once per session: its port/app cache)."""
+    With a stock ESP-IDF `console.dialect` (Espressif's iperf example) it runs that example instead,
+    built in `esp_idf.project_dir` (its `build` directory), flashed by pytest-embedded-idf itself
+    when the first test opens the board (once per session: its port/app cache)."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("esptool",)
-    DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw", "espressif-iperf")
+    STOCK_SDKS: ClassVar[frozenset[str]] = frozenset({"esp-idf"})
     EMBEDDED_SERVICES: ClassVar[str] = "esp,idf,serial"  # as Espressif's own tests open a chip
     SKIP_AUTOFLASH: ClassVar[bool | None] = True  # flashed once per build configuration, not per test
     PER_CONFIG_MATRIX: ClassVar[bool] = True  # as ESP-IDF's CI: each test once per sdkconfig.ci.<config>
@@ -65,13 +67,14 @@ class Esp32DutConfig(DutBase):
         if self.firmware.image is not None:
             raise ValueError("kind 'esp32' is flashed from ESP-IDF build directories: give esp_idf.configs")
         if self.stock_firmware:
+            dialect = self.console.dialect
             if self.idf.project_dir == ESP32_PROJECT_DIR:
                 raise ValueError(
-                    "console.dialect espressif-iperf: esp_idf.project_dir is the example's directory "
+                    f"console.dialect {dialect}: esp_idf.project_dir is the example's directory "
                     "(e.g. $IDF_PATH/examples/wifi/iperf, built there with idf.py build), not firmware/esp32"
                 )
             if len(self.idf.configs) != 1:
-                raise ValueError("console.dialect espressif-iperf: the example has one build (one esp_idf.configs)")
+                raise ValueError(f"console.dialect {dialect}: the example has one build (one esp_idf.configs)")
         return self
 
     def embedded_skip_autoflash(self) -> bool | None:
@@ -155,9 +158,7 @@ class Esp32Dut(WifiStation, RealBoard):
         return env | ({"Wi-Fi": self.wifi.describe()} if self.wifi else {})
 
 
+@register_kind(Esp32DutConfig)
 def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> Esp32Dut:
     assert isinstance(cfg, Esp32DutConfig)
     return Esp32Dut(cfg, workdir)
-
-
-KIND = DutKind("esp32", Esp32DutConfig, _make)

@@ -1,27 +1,76 @@
-"""The registry of DUT kinds. A kind is one module of hil.dut (its bench section, its adapter,
-its `KIND`); adding one means writing that module and listing its KIND here. The bench file's
-DUT section is the union of the kinds' sections, told apart by `kind`."""
+"""The registry of DUT kinds. A kind registers itself where it is defined: its module decorates
+the function that makes its adapter with `@register_kind(<its bench section>)`, and the kind's
+name is its section's `kind` tag (`kind: Literal["<name>"]`). The registry finds the kinds'
+modules by itself (it imports every module of hil.dut once, on its first question), so a new kind
+is one module and nothing else. The bench file's DUT entry is the union of the kinds' sections,
+told apart by `kind`."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Union
+from typing import Annotated, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import Field
 
 from hil.config.sections import DutBase
-from hil.dut import black_box, cabled_black_box, esp32, preflashed, qemu, same70, virtual
 from hil.dut.adapter import BenchLink, DutAdapter, DutKind
 
-KINDS: dict[str, DutKind] = {
-    k.name: k
-    for k in (virtual.KIND, qemu.KIND, same70.KIND, esp32.KIND, black_box.KIND, cabled_black_box.KIND, preflashed.KIND)
-}
+MakeAdapter = TypeVar("MakeAdapter", bound=Callable[..., DutAdapter])
 
-# the bench file's DUT section: one model per kind, chosen by its `kind` tag
-DutSection = Annotated[Union[tuple(k.config for k in KINDS.values())], Field(discriminator="kind")]  # noqa: UP007
+_KINDS: dict[str, DutKind] = {}
+_found = False
+
+
+def _tag(section: type[DutBase]) -> str:
+    """The kind's name: its section's `kind: Literal["<name>"]`."""
+    annotation = section.model_fields["kind"].annotation
+    names = get_args(annotation)
+    if get_origin(annotation) is not Literal or len(names) != 1:
+        raise TypeError(f"{section.__name__}.kind must be Literal['<the kind's name>'] (it is {annotation})")
+    return str(names[0])
+
+
+def register_kind(section: type[DutBase]) -> Callable[[MakeAdapter], MakeAdapter]:
+    """Decorates `make(cfg, link, workdir)`, the function that makes a kind's adapter on the bench's
+    link, and registers the kind of the bench section `section`."""
+    name = _tag(section)
+
+    def register(make: MakeAdapter) -> MakeAdapter:
+        known = _KINDS.get(name)
+        if known is not None and known.config is not section:
+            raise RuntimeError(f"DUT kind {name!r} is registered twice ({known.config} and {section})")
+        _KINDS[name] = DutKind(name, section, make)
+        return make
+
+    return register
+
+
+def _find() -> None:
+    """Imports every module of hil.dut once: each kind's module registers it."""
+    global _found
+    if _found:
+        return
+    package = importlib.import_module("hil.dut")
+    for module in pkgutil.iter_modules(package.__path__):  # a module asking while it is imported sees all
+        importlib.import_module(f"{package.__name__}.{module.name}")
+    _found = True
+
+
+def kinds() -> dict[str, DutKind]:
+    """Every DUT kind, by name."""
+    _find()
+    return {name: _KINDS[name] for name in sorted(_KINDS)}
+
+
+def dut_section() -> object:
+    """The bench file's DUT entry: one section per kind, chosen by its `kind` tag."""
+    sections = tuple(k.config for k in kinds().values())
+    return Annotated[Union[sections], Field(discriminator="kind")]  # noqa: UP007
 
 
 def make_adapter(cfg: DutBase, link: BenchLink, workdir: Path) -> DutAdapter:
     """The adapter of a DUT's kind, on the bench's link."""
-    return KINDS[cfg.kind].make(cfg, link, workdir)
+    return kinds()[cfg.kind].make(cfg, link, workdir)

@@ -12,20 +12,20 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hil.bench.cpu_share import CpuShareMeter, ThreadId, thread_named
-from hil.bench.host_dut import PtySerialLine
-from hil.bench.in_path import InPathTopology
-from hil.bench.netns import VirtualTopology
 from hil.config.sections import DutBase
 from hil.console.protocol import FinalLine
-from hil.dut.adapter import BenchLink, LinkFacts
+from hil.dut.adapter import BenchLink
 from hil.dut.images import ImageSource
 from hil.errors import BenchError
+from hil.plumbing.cpu_share import CpuShareMeter, ThreadId, thread_named
+from hil.plumbing.host_dut import PtySerialLine
+from hil.plumbing.in_path import InPathTopology
+from hil.plumbing.netns import VirtualTopology
 
 LocalTopology = VirtualTopology | InPathTopology
 
 if TYPE_CHECKING:
-    from hil.console.dialects.base import DialectDriver
+    from hil.console.dialects.base import DialectDriver, LinkFacts
 
 
 def virtual_topology(link: BenchLink, cfg: DutBase) -> LocalTopology:
@@ -47,7 +47,7 @@ class DutProgram(Protocol):
 
 
 # A DUT on the bench PC whose firmware thread waited for a host core longer than this share of a
-# case was slowed by the host's load: a bench fault when it missed a threshold (hil.bench.cpu_share).
+# case was slowed by the host's load: a bench fault when it missed a threshold (hil.plumbing.cpu_share).
 STARVED_WAIT_PCT = 10.0
 
 
@@ -110,7 +110,7 @@ class LocalDut(ABC):
         return self._program.pid if self._program else None
 
     def cpu_meter(self) -> CpuShareMeter:
-        """The firmware thread's share of a host core, sampled from now on (hil.bench.cpu_share)."""
+        """The firmware thread's share of a host core, sampled from now on (hil.plumbing.cpu_share)."""
         if self._meter is None:
             self._meter = CpuShareMeter(self.cpu_thread_what, self._cpu_thread, STARVED_WAIT_PCT)
             self._meter.start()

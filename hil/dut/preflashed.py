@@ -12,19 +12,26 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import Field
 
 from hil.config.sections import DutBase
-from hil.dut.adapter import BenchLink, DutKind
+from hil.console.dialects.capabilities import DialectInfo
+from hil.dut.adapter import BenchLink
 from hil.dut.board import RealBoard, local_port_missing
+from hil.dut.kinds import register_kind
+from hil.dut.section import KindSection
 from hil.errors import BenchError
 
 
-class PreflashedConfig(DutBase):
+class PreflashedConfig(KindSection):
     """`kind: preflashed`: a board the suite does not program; its console and its link only."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("none",)
-    DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw", "espressif-iperf", "zephyr-zperf")
 
     kind: Literal["preflashed"]
     description: Annotated[str, Field(min_length=1, max_length=200)] = "a board flashed out of band"
+
+    @classmethod
+    def speaks(cls, info: DialectInfo) -> bool:
+        """Whatever was flashed on it: any dialect."""
+        return True
 
 
 class PreflashedBoard(RealBoard):
@@ -56,9 +63,7 @@ class PreflashedBoard(RealBoard):
         return {"Board": f"{self.cfg.description} (kind preflashed: the suite programs nothing)"}
 
 
+@register_kind(PreflashedConfig)
 def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> PreflashedBoard:
     assert isinstance(cfg, PreflashedConfig)
     return PreflashedBoard(cfg, workdir)
-
-
-KIND = DutKind("preflashed", PreflashedConfig, _make)

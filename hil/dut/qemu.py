@@ -7,24 +7,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from hil.bench.host_dut import PtySerialLine
-from hil.bench.netns import TAP, VirtualTopology
-from hil.bench.qemu import MACHINE, VCPU_THREAD, QemuDutProcess
 from hil.config.sections import DutBase
-from hil.dut.adapter import BenchLink, DutKind
-from hil.dut.images import ImageSource
+from hil.dut.adapter import BenchLink
+from hil.dut.images import ARM_ELF, ImageSource
+from hil.dut.kinds import register_kind
 from hil.dut.local import DutProgram, LocalDut, virtual_topology
 from hil.dut.presets import Ladder, ladders
+from hil.dut.section import KindSection
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
+from hil.plumbing.host_dut import PtySerialLine
+from hil.plumbing.netns import TAP, VirtualTopology
+from hil.plumbing.qemu import MACHINE, VCPU_THREAD, QemuDutProcess
 
 PRESET_PREFIX = f"{MACHINE}-"
 
 
-class QemuDutConfig(DutBase):
+class QemuDutConfig(KindSection):
     """`kind: qemu`: the Cortex-M7 board image on QEMU's mps2-an500 on the bench PC."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("qemu",)
-    IMAGE_FORMAT: ClassVar[str | None] = "arm-elf"
+    IMAGE_FORMAT: ClassVar[str | None] = ARM_ELF
     LOCAL: ClassVar[bool] = True
 
     kind: Literal["qemu"]
@@ -64,11 +66,9 @@ class QemuDut(LocalDut):
         return {"QEMU_main_loop": self.main_loop_scheduling()}
 
 
+@register_kind(QemuDutConfig)
 def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> QemuDut:
     assert isinstance(cfg, QemuDutConfig)
     topology = virtual_topology(link, cfg)
     assert isinstance(topology, VirtualTopology)  # QEMU sits at the end of the link (no role in_path)
     return QemuDut(cfg, topology, workdir)
-
-
-KIND = DutKind("qemu", QemuDutConfig, _make)

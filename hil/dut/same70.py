@@ -10,11 +10,13 @@ from typing import ClassVar, Literal
 from pydantic import model_validator
 
 from hil.config.sections import DutBase, ProbeConfig
-from hil.dut.adapter import BenchLink, DutKind
+from hil.dut.adapter import BenchLink
 from hil.dut.board import RealBoard, local_port_missing
 from hil.dut.flashers import FLASHERS
-from hil.dut.images import ImageSource
+from hil.dut.images import ARM_ELF, ImageSource
+from hil.dut.kinds import register_kind
 from hil.dut.presets import Ladder, ladders
+from hil.dut.section import KindSection
 from hil.errors import BenchError
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
 
@@ -22,14 +24,14 @@ BOARD = "same70-xplained"
 PRESET_PREFIX = f"{BOARD}-"
 
 
-class Same70DutConfig(DutBase):
-    """`kind: same70`: a SAME70 Xplained board, flashed through its EDBG probe. With
-    `console.dialect: zephyr-zperf` it runs Zephyr's zperf sample, flashed from its `zephyr.elf`
-    (`firmware.image`)."""
+class Same70DutConfig(KindSection):
+    """`kind: same70`: a SAME70 Xplained board, flashed through its EDBG probe. With a stock
+    Zephyr `console.dialect` (Zephyr's zperf sample) it runs that firmware, flashed from its
+    `zephyr.elf` (`firmware.image`)."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("pyocd", "openocd")
-    IMAGE_FORMAT: ClassVar[str | None] = "arm-elf"
-    DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw", "zephyr-zperf")
+    IMAGE_FORMAT: ClassVar[str | None] = ARM_ELF
+    STOCK_SDKS: ClassVar[frozenset[str]] = frozenset({"zephyr"})
 
     kind: Literal["same70"]
     probe: ProbeConfig = ProbeConfig()
@@ -38,7 +40,7 @@ class Same70DutConfig(DutBase):
     def _stock_image(self) -> Same70DutConfig:
         if self.stock_firmware and self.firmware.image is None:
             raise ValueError(
-                "console.dialect zephyr-zperf: give firmware.image, the zperf sample's build/zephyr/zephyr.elf"
+                f"console.dialect {self.console.dialect}: give firmware.image, {self.dialect.image or 'its image'}"
             )
         return self
 
@@ -80,9 +82,7 @@ class Same70Dut(RealBoard):
         self.flash_count += 1
 
 
+@register_kind(Same70DutConfig)
 def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> Same70Dut:
     assert isinstance(cfg, Same70DutConfig)
     return Same70Dut(cfg, workdir)
-
-
-KIND = DutKind("same70", Same70DutConfig, _make)

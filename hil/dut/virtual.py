@@ -12,42 +12,51 @@ from typing import ClassVar, Literal
 
 from pydantic import model_validator
 
-from hil.bench.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
-from hil.bench.in_path import InPathTopology
-from hil.bench.netns import TAP
 from hil.config.sections import DutBase, WifiConfig
-from hil.dut.adapter import BenchLink, DutKind
-from hil.dut.images import ImageSource
+from hil.console.dialects.capabilities import DialectInfo
+from hil.dut.adapter import BenchLink
+from hil.dut.images import HOST_EXECUTABLE, ImageSource
+from hil.dut.kinds import register_kind
 from hil.dut.local import DutProgram, LocalDut, LocalTopology, virtual_topology
 from hil.dut.presets import Ladder, ladders
+from hil.dut.section import KindSection
 from hil.dut.wifi import WifiStation
 from hil.paths import BUILD_HOST_SCRIPT, host_firmware
+from hil.plumbing.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
+from hil.plumbing.in_path import InPathTopology
+from hil.plumbing.netns import TAP
 
 PRESET_PREFIX = "host-"
 
 
-# the host firmware's console personalities per stock dialect (`--personality`), the first the default
+# the host firmware's console personalities per stock dialect (`--personality`), the first the
+# default: the dialects it emulates (firmware/host/src/*_personality.c)
 PERSONALITIES: dict[str, tuple[str, ...]] = {
     "espressif-iperf": ("espressif-iperf-cmd", "espressif-v4"),
     "zephyr-zperf": ("zephyr-zperf",),
 }
+Personality = Literal[tuple(p for names in PERSONALITIES.values() for p in names)]  # type: ignore[valid-type]
 
 
-class VirtualDutConfig(DutBase):
+class VirtualDutConfig(KindSection):
     """`kind: virtual`: the host firmware on the bench PC; `wifi:` makes it a Wi-Fi station next to
     a simulated access point. With a stock `console.dialect` it speaks that firmware's console (a
     personality of the host firmware: test equipment printing exactly those formats over the same
     lwIP engine); `personality` picks one when the dialect has several output formats."""
 
     FLASHERS: ClassVar[tuple[str, ...]] = ("process",)
-    IMAGE_FORMAT: ClassVar[str | None] = "host-executable"
+    IMAGE_FORMAT: ClassVar[str | None] = HOST_EXECUTABLE
     LOCAL: ClassVar[bool] = True
     IN_PATH: ClassVar[bool] = True  # role in_path: the bridge build (preset host-bridge) between two taps
-    DIALECTS: ClassVar[tuple[str, ...]] = ("hil-fw", "espressif-iperf", "zephyr-zperf")
 
     kind: Literal["virtual"]
     wifi: WifiConfig | None = None
-    personality: Literal["espressif-iperf-cmd", "espressif-v4", "zephyr-zperf"] | None = None
+    personality: Personality | None = None  # type: ignore[valid-type]
+
+    @classmethod
+    def speaks(cls, info: DialectInfo) -> bool:
+        """The project's firmware, and the stock dialects it has a personality of."""
+        return not info.stock or info.name in PERSONALITIES
 
     @model_validator(mode="after")
     def _personality(self) -> VirtualDutConfig:
@@ -103,9 +112,7 @@ class VirtualDut(WifiStation, LocalDut):
         return {"Wi-Fi": self.wifi.describe()} if self.wifi else {}
 
 
+@register_kind(VirtualDutConfig)
 def _make(cfg: DutBase, link: BenchLink, workdir: Path) -> VirtualDut:
     assert isinstance(cfg, VirtualDutConfig)
     return VirtualDut(cfg, virtual_topology(link, cfg), workdir)
-
-
-KIND = DutKind("virtual", VirtualDutConfig, _make)

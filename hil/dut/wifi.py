@@ -1,141 +1,16 @@
-"""The Wi-Fi connect step of an ESP32 DUT, over the console protocol:
-
-    wifi status                                  -> RESULT wifi status=connected|connecting|disconnected ...
-    wifi connect SSID_HEX PSK_HEX|- IP PREFIX_LEN -> RESULT wifi status=connected ssid_hex= bssid=
-                                                    channel= rssi= auth= phy= ip=   |  ERR wifi ...
-    wifi disconnect                              -> RESULT wifi status=disconnected (after an ERR
-                                                    for a `wifi connect` it aborted)
-
-SSID and PSK travel hex-encoded (console tokens cannot hold spaces; `-` is an open network). The PSK is read from the
-environment only here, is written to the serial port only, and never appears in an error
-message, a log line or a report: the command is named `wifi connect <ssid> <psk hidden>` in
-everything the suite prints.
-"""
+"""A DUT that is a Wi-Fi station (an ESP32 board; the host DUT next to its simulated access point):
+it joins the bench file's access point before every test, in its firmware's dialect (the
+driver's `join_wifi`: hil.console.dialects), and the association it reported is recorded with
+every result."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hil.config.sections import NetworkConfig, WifiConfig
-from hil.console.dialects import espressif_wifi
-from hil.console.dialects.base import DialectDriver
-from hil.console.dialects.espressif import EspressifDriver
-from hil.console.dialects.espressif_wifi import EspWifiLink
-from hil.console.driver import ConsoleDriver
-from hil.console.protocol import FinalLine
-from hil.errors import ConsoleTimeout, DutError
 
-RETRY_PAUSE_S = 2.0
-
-
-@dataclass(frozen=True)
-class WifiLink:
-    """The association the DUT reported: what the results record next to every number."""
-
-    ssid: str
-    bssid: str
-    channel: int
-    rssi_dbm: int
-    auth: str
-    phy: str
-    attempts: int
-
-    def describe(self) -> str:
-        return f"{self.ssid} ch {self.channel}, RSSI {self.rssi_dbm} dBm, {self.phy}, {self.auth}, bssid {self.bssid}"
-
-    def as_fields(self) -> dict[str, object]:
-        return {"wifi_ssid": self.ssid, "wifi_bssid": self.bssid, "wifi_channel": self.channel,
-                "wifi_rssi_dbm": self.rssi_dbm, "wifi_auth": self.auth, "wifi_phy": self.phy}  # fmt: skip
-
-
-def _link(final: FinalLine, ssid: str, attempts: int) -> WifiLink:
-    try:
-        return WifiLink(
-            ssid=bytes.fromhex(final.fields.get("ssid_hex", "")).decode(errors="replace") or ssid,
-            bssid=final.fields.get("bssid", "?"),
-            channel=final.get_int("channel"),
-            rssi_dbm=final.get_int("rssi"),
-            auth=final.fields.get("auth", "?"),
-            phy=final.fields.get("phy", "?"),
-            attempts=attempts,
-        )
-    except ValueError as exc:
-        raise DutError(f"malformed `wifi` reply from the DUT: {exc}") from None
-
-
-def _connected_as_wanted(final: FinalLine, wifi: WifiConfig, net: NetworkConfig) -> bool:
-    f = final.fields
-    wanted = {"status": "connected", "ssid_hex": wifi.ssid.encode().hex(), "ip": net.dut_ip}
-    return all(f.get(k) == v for k, v in wanted.items())
-
-
-def status(console: ConsoleDriver, timeout_s: float = 5.0) -> FinalLine:
-    reply = console.command("wifi status", timeout_s)
-    if not reply.final.ok:
-        if "unknown command" in reply.final.reason:
-            raise DutError("the DUT's firmware has no `wifi` command: is this the ESP32 image (firmware/esp32)?")
-        raise DutError(f"DUT refused `wifi status`: {reply.final.reason}")
-    return reply.final
-
-
-def ensure_connected(console: ConsoleDriver, wifi: WifiConfig, net: NetworkConfig) -> WifiLink:
-    """Joins the access point unless already joined with the bench file's SSID and address;
-    tries wifi.connect_attempts times. Raises DutError naming the last reason."""
-    current = status(console)
-    if _connected_as_wanted(current, wifi, net):
-        return _link(current, wifi.ssid, 0)
-    if current.fields.get("status") != "disconnected":  # another AP or address, a join under way, a lost link
-        disconnect(console)
-    return connect(console, wifi, net)
-
-
-def disconnect(console: ConsoleDriver) -> None:
-    """Leaves the network or ends a join under way. The firmware first ends a `wifi connect` still
-    waiting for its final line ("ERR wifi connect failed: aborted ..."), then answers."""
-    reply = console.command("wifi disconnect", 10)
-    while not reply.final.ok and reply.final.reason.startswith("connect failed"):
-        reply = console.wait_final("wifi disconnect", 10)
-    if not reply.final.ok or reply.final.fields.get("status") != "disconnected":
-        raise DutError(f"DUT refused `wifi disconnect`: {reply.final.reason or reply.final.fields}")
-
-
-def _still_joining(current: FinalLine, waited_s: float) -> str:
-    """Why a `wifi connect` has not ended yet, from `wifi status` (attempts, last reason)."""
-    f = current.fields
-    if f.get("status") != "connecting":
-        return f"no answer within {waited_s:g} s (status {f.get('status')})"
-    return (f"not associated within {waited_s:g} s: {f.get('attempts', '?')} attempts, last reason "
-            f"{f.get('reason', '?')} ({f.get('name', '?')})")  # fmt: skip
-
-
-def connect(console: ConsoleDriver, wifi: WifiConfig, net: NetworkConfig) -> WifiLink:
-    """Sends `wifi connect` up to wifi.connect_attempts times; raises DutError naming the last
-    reason (never the PSK)."""
-    psk = wifi.psk()
-    line = f"wifi connect {wifi.ssid.encode().hex()} {psk.encode().hex() or '-'} {net.dut_ip} {net.prefix_len}"
-    label = f"wifi connect {wifi.ssid} <psk hidden>"  # what messages call the command
-    reason = ""
-    for attempt in range(1, wifi.connect_attempts + 1):
-        console.send(line)
-        try:
-            reply = console.wait_final(label, wifi.connect_timeout_s)
-        except ConsoleTimeout:
-            current = status(console)
-            if _connected_as_wanted(current, wifi, net):  # associated just as the wait ended
-                return _link(current, wifi.ssid, attempt)
-            reason = _still_joining(current, wifi.connect_timeout_s)
-            disconnect(console)  # the firmware would go on trying: end it before the next attempt
-        else:
-            if reply.final.ok and reply.final.fields.get("status") == "connected":
-                return _link(reply.final, wifi.ssid, attempt)
-            reason = reply.final.reason or f"status={reply.final.fields.get('status')}"
-        if attempt < wifi.connect_attempts:
-            time.sleep(RETRY_PAUSE_S)
-            if "busy" in reason:  # another join is under way: end it first
-                disconnect(console)
-    raise DutError(f"the DUT could not join Wi-Fi {wifi.ssid!r} in {wifi.connect_attempts} attempts: {reason}")
+if TYPE_CHECKING:
+    from hil.console.dialects.base import DialectDriver, LinkFacts
 
 
 class WifiDutConfig(Protocol):
@@ -145,22 +20,15 @@ class WifiDutConfig(Protocol):
 
 
 class WifiStation:
-    """A DUT that joins the bench file's access point before every test (an ESP32 board; the host
-    DUT next to its simulated AP): the association it reported is recorded with every result.
-    A DUT section without `wifi:` has nothing to join."""
+    """Joins the access point of the DUT's `wifi:` section; a DUT section without one has nothing
+    to join. `wifi` is what the DUT reported since it was last flashed (a flash sets it None)."""
 
     cfg: WifiDutConfig
-    wifi: WifiLink | EspWifiLink | None = None
+    wifi: LinkFacts | None = None
 
-    def associate(self, driver: DialectDriver) -> WifiLink | EspWifiLink | None:
-        """The Wi-Fi connect step (with retries) in the firmware's dialect; None when the bench file
-        gives no access point. Espressif's example joins once per flash (its `sta_connect` drops
-        and rebuilds the link)."""
+    def associate(self, driver: DialectDriver) -> LinkFacts | None:
+        """The Wi-Fi connect step (with retries); None when the bench file gives no access point."""
         if self.cfg.wifi is None:
             return None
-        if isinstance(driver, EspressifDriver):
-            if not isinstance(self.wifi, EspWifiLink):
-                self.wifi = espressif_wifi.join(driver, self.cfg.wifi, self.cfg.network)
-            return self.wifi
-        self.wifi = ensure_connected(driver.console, self.cfg.wifi, self.cfg.network)
+        self.wifi = driver.join_wifi(self.cfg.wifi, self.cfg.network, self.wifi)
         return self.wifi

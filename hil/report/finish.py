@@ -2,7 +2,7 @@
 generator's analytics script taken out (Allure 3 writes it unconditionally), the run's
 sortable summary and its CSV put beside index.html (the summary result links to them).
 
-    python -m hil.report.finish RESULTS_DIR     (after `allure generate`; report/generate.sh)
+    python -m hil.report.finish RESULTS_DIR     (after `allure generate`; report-generator/generate.sh)
 """
 
 from __future__ import annotations

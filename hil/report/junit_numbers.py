@@ -1,5 +1,5 @@
 """Checks a run's JUnit XML the way CI reads it: every test case that ran carries its numbers as
-properties (fixtures/junit_properties.py). Prints one line; exit 1 names the cases without them.
+properties (fixtures/report.py). Prints one line; exit 1 names the cases without them.
 
     python -m hil.report.junit_numbers RESULTS_DIR/junit.xml
 """
@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+from hil.results.recorder import CaseRecord
 
 
 def summarize(path: Path) -> tuple[str, list[str]]:
@@ -49,3 +51,21 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def case_properties(rec: CaseRecord) -> list[tuple[str, object]]:
+    """One record's numbers as (name, value) properties."""
+    key = f"{rec.scenario}/{rec.case}"
+    out: list[tuple[str, object]] = [(f"{key}/{name}", round(value, 6)) for name, value in rec.metrics().items()]
+    out.append((f"{key}/repetitions", len(rec.values)))
+    out += [(f"{key}/run_{i}", round(v, 6)) for i, v in enumerate(rec.values, 1)] if len(rec.values) > 1 else []
+    if rec.theory is not None:
+        out.append((f"{key}/theory_{'mbps' if rec.unit == 'Mbit/s' else 'value'}", round(rec.theory, 6)))
+    out += [(f"{key}/{limit}", value) for limit, value in rec.threshold.items()]
+    for metric, compared in rec.baseline.items():
+        out.append((f"{key}/baseline_{metric}", compared["baseline"]))
+        out.append((f"{key}/regression_limit_{metric}", compared["limit"]))
+    if rec.generator_limited:
+        out.append((f"{key}/generator_limited", "true"))
+    out.append((f"{key}/verdict", rec.verdict))
+    return out

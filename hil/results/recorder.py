@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from hil.stats import Summary
 
 if TYPE_CHECKING:
-    from hil.bench.cpu_pressure import CpuPressure
-    from hil.bench.cpu_share import CpuShare
+    from hil.plumbing.cpu_pressure import CpuPressure
+    from hil.plumbing.cpu_share import CpuShare
 
 
 @dataclass
@@ -128,12 +128,12 @@ class Recorder:
 
     def set_dut_cpu(self, window: Callable[[float, float], CpuShare | None] | None) -> None:
         """How to tell the share of a host core a DUT on the bench PC got between two times
-        (hil.bench.cpu_share); None for a board with its own CPU."""
+        (hil.plumbing.cpu_share); None for a board with its own CPU."""
         self.dut_cpu = window
 
     def set_pc_cpu(self, window: Callable[[float, float], CpuPressure | None] | None) -> None:
         """How to tell how contended the bench PC's CPUs were between two times
-        (hil.bench.cpu_pressure); None where the kernel does not say."""
+        (hil.plumbing.cpu_pressure); None where the kernel does not say."""
         self.pc_cpu = window
 
     def record(self, rec: CaseRecord, start: float, stop: float) -> None:

@@ -6,78 +6,36 @@ the key, never a DUT failure found after the traffic ran.
 A scenario's records carry the metrics of their kind (CaseRecord.metrics): a throughput case its
 median (`mbps`), spread, efficiency, UDP loss and jitter, and what its generator adds (iperf 3:
 retransmits, congestion window, RTT, CPU); a latency case its times and loss; a stream case its
-counts. A new scenario or metric is one entry here.
+counts. A family declares its scenarios' shapes (hil.scenarios.contract.Family.shapes): a new
+scenario or metric is an entry of its family's `shapes`.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from hil.config.errors import ConfigError
-from hil.config.thresholds import ThresholdProfile
-
-# what every throughput record carries (hil.results.recorder.CaseRecord.metrics)
-THROUGHPUT = frozenset({"mbps", "sd_mbps", "efficiency_pct"})
-UDP = frozenset({"loss_pct", "jitter_ms", "loss_from_bytes"})
-# a generator's own figures (hil.traffic.endpoints.iperf3_details)
-IPERF3 = frozenset({"retransmits", "max_cwnd_bytes", "max_rtt_ms", "cpu_local_pct", "cpu_remote_pct"})
-TIMES = frozenset({"median_ms", "sd_ms", "latency_ms"})
-PING = TIMES | {"avg_ms", "p99_ms", "loss_pct"}
-STREAM = frozenset(
-    {"loss_pct", "sent", "received", "lost", "outoforder", "late", "send_errors", "lossy_bursts", "generator_behind",
-     "duplicates"}
-)  # fmt: skip
-RECONNECT = TIMES | {"ping_recovery_ms", "tcp_recovery_ms"}
-
-_DIR = r"(?:dut_rx|dut_tx|uplink|downlink)"  # hil.directions: an endpoint DUT's or an in-path DUT's
-_SIZE = r"\d+[kKmMgG]?"
-_CONFIG = r"[a-z][a-z0-9_]*"  # a firmware build configuration (default, wnd4, mss536)
-_HOSTS = r"[a-z0-9]+_to_[a-z0-9]+"  # a ping's direction, e.g. pc_to_dut, peer_to_pc
+from hil.config.thresholds import Limits, ThresholdProfile
+from hil.scenarios.contract import default_limits, families
+from hil.scenarios.metrics import ScenarioShape
 
 
-@dataclass(frozen=True)
-class ScenarioShape:
-    name: str  # the threshold profile's scenario key, or a pattern of keys (stress-<profile>)
-    cases: str  # the case ids' pattern, e.g. "dut_rx-l64"
-    metrics: frozenset[str]
-    example: str  # a case id, for messages
-    pattern: bool = False  # `name` is a regular expression
-
-    def matches(self, scenario: str) -> bool:
-        return re.fullmatch(self.name, scenario) is not None if self.pattern else scenario == self.name
-
-    def case_ok(self, case: str) -> bool:
-        return case == "default" or re.fullmatch(self.cases, case) is not None
+def scenarios() -> tuple[ScenarioShape, ...]:
+    """Every registered family's scenarios."""
+    return tuple(shape for fam in families() for shape in fam.shapes)
 
 
-SCENARIOS: tuple[ScenarioShape, ...] = (
-    ScenarioShape("baseline", rf"(?:tcp|udp)-{_DIR}", THROUGHPUT | UDP | IPERF3, "tcp-dut_tx"),
-    ScenarioShape("length_tcp", rf"{_DIR}-l\d+", THROUGHPUT | IPERF3, "dut_rx-l1448"),
-    ScenarioShape("length_udp", rf"{_DIR}-l\d+", THROUGHPUT | UDP | IPERF3, "dut_rx-l1448"),
-    ScenarioShape("window_pc", rf"{_DIR}-w{_SIZE}", THROUGHPUT | IPERF3, "dut_rx-w32K"),
-    ScenarioShape("mss_pc", rf"{_DIR}-M\d+", THROUGHPUT | IPERF3, "dut_rx-M536"),
-    ScenarioShape("datasize", rf"{_DIR}-n{_SIZE}", THROUGHPUT | IPERF3, "dut_rx-n10M"),
-    ScenarioShape("load_udp", rf"{_DIR}-load\d+", THROUGHPUT | UDP | IPERF3, "dut_rx-load90"),
-    ScenarioShape("window_dut", rf"dut_rx-{_CONFIG}", THROUGHPUT | IPERF3, "dut_rx-wnd4"),
-    ScenarioShape("mss_dut", rf"{_DIR}-{_CONFIG}", THROUGHPUT | IPERF3, "dut_rx-mss536"),
-    ScenarioShape("capacity", rf"{_DIR}-l\d+", THROUGHPUT | UDP, "dut_rx-l1448"),
-    ScenarioShape("bidir", rf"(?:tcp|udp)(?:-n{_SIZE}|-l\d+)?-{_DIR}", THROUGHPUT | UDP | IPERF3, "tcp-dut_tx"),
-    ScenarioShape("latency", _HOSTS, PING, "pc_to_dut"),
-    ScenarioShape("flood", rf"{_HOSTS}-\d+", PING, "pc_to_dut-64"),
-    ScenarioShape("reconnect", r"(?:pc|peer)_side", RECONNECT, "pc_side"),
-    ScenarioShape(r"stress-[a-z0-9][a-z0-9-]*", rf"all|s\d+-{_DIR}", STREAM, "s4-dut_rx", pattern=True),
-)
-LADDERS = ("window_dut", "mss_dut")  # scenarios a `trends:` entry can shape
+def ladders() -> tuple[str, ...]:
+    """The scenarios a `trends:` entry can shape (a ladder of builds)."""
+    return tuple(s.name for s in scenarios() if s.trend)
 
 
 def shape_of(scenario: str) -> ScenarioShape | None:
-    return next((s for s in SCENARIOS if s.matches(scenario)), None)
+    return next((s for s in scenarios() if s.matches(scenario)), None)
 
 
 def _known() -> str:
-    return ", ".join(s.name if not s.pattern else "stress-<profile>" for s in SCENARIOS)
+    return ", ".join(s.name if not s.pattern else "stress-<profile>" for s in scenarios())
 
 
 def check_thresholds(profile: ThresholdProfile, path: Path) -> None:
@@ -101,9 +59,9 @@ def check_thresholds(profile: ThresholdProfile, path: Path) -> None:
                         f"(it records: {', '.join(sorted(shape.metrics))})"
                     )
     for scenario in profile.trends:
-        if scenario not in LADDERS:
-            raise ConfigError(f"{path}: trends.{scenario}: only a ladder has a trend (one of {', '.join(LADDERS)})")
-    every = frozenset().union(*(s.metrics for s in SCENARIOS))
+        if scenario not in ladders():
+            raise ConfigError(f"{path}: trends.{scenario}: only a ladder has a trend (one of {', '.join(ladders())})")
+    every = frozenset().union(*(s.metrics for s in scenarios()))
     for scenario, tolerance in profile.regression.items():
         shape = shape_of(scenario)
         if scenario != "default" and shape is None:
@@ -115,3 +73,14 @@ def check_thresholds(profile: ThresholdProfile, path: Path) -> None:
                     f"{path}: regression.{scenario}.metrics: {metric!r} is recorded by no case of {scenario} "
                     f"(one of {', '.join(sorted(recorded))})"
                 )
+
+
+def with_family_defaults(profile: ThresholdProfile) -> ThresholdProfile:
+    """The profile with each family's default limits (hil.scenarios.contract.Family.default_limits)
+    under every scenario the file does not name: a family's defaults live once, in its definition,
+    and a bench's threshold file only overrides them (a scenario it names is taken as it is)."""
+    missing = {s: cases for s, cases in default_limits().items() if s not in profile.scenarios}
+    if not missing:
+        return profile
+    added = {s: {case: Limits.model_validate(bounds) for case, bounds in cases.items()} for s, cases in missing.items()}
+    return profile.model_copy(update={"scenarios": {**profile.scenarios, **added}})

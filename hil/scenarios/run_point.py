@@ -1,4 +1,4 @@
-"""Runs one point of a scenario family (hil.scenarios.families) as its own pytest case: the
+"""Runs one point of a sweep family (hil.scenarios.families.sweeps) as its own case: the
 point's traffic measured and recorded, the family's own verification, the threshold check;
 the last point of a group also attaches the group's table and chart, made from the points of the
 group measured in this run."""
@@ -12,7 +12,7 @@ import allure
 from hil.checks import BenchFault, baseline_note, criteria, headline
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import limit_line, sweep_chart
-from hil.scenarios.families import PointEnv, SweepPoint
+from hil.scenarios.families.sweeps import PointEnv, SweepPoint
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, confirm_miss, measure, table
 
 if TYPE_CHECKING:

@@ -57,7 +57,7 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     runs: list[TrafficResult] = []
     with allure.step(f"{scenario} {point.case}: {repeat} x {point.spec.amount or f'{point.spec.duration_s:g} s'}"):
         for i in range(1, repeat + 1):
-            r = run_traffic(point.spec, hil.pc_side, hil.far_end, hil.generator)
+            r = run_traffic(point.spec, hil.pc_side, hil.far_end, hil.far_end.generator)
             for name, text in r.raw.items():
                 attach_text(f"{point.case} run {i}: {name}", text)
             runs.append(r)

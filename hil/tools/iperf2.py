@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hil.bench.proc import ListeningServer
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
 from hil.numbers import (
@@ -31,6 +30,7 @@ from hil.numbers import (
     quote,
     require,
 )
+from hil.plumbing.proc import ListeningServer
 from hil.tools.watched_run import StopWhen, run_watched
 
 IPERF2 = "iperf"

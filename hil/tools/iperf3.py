@@ -16,7 +16,6 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from hil.bench.proc import ListeningServer
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.errors import BenchError
 from hil.numbers import (
@@ -33,6 +32,7 @@ from hil.numbers import (
     checked_int,
     require,
 )
+from hil.plumbing.proc import ListeningServer
 from hil.tools.watched_run import StopWhen, run_watched
 
 IPERF3 = "iperf3"

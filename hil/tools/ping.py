@@ -1,4 +1,6 @@
-"""Ping output parsing (iputils ping on the PC, the firmware's console ping) and percentiles.
+"""The one ping runner of the suite (iputils ping on a bench host: `ping_argv`, `run_ping`,
+`answers_ping`, `check_reaches`), its output parsing (iputils, the firmware's console ping) and
+percentiles.
 
 Every number goes through hil.numbers' checked conversion: a malformed one (`time=0.1.2 ms`) is
 the DUT's fault in its console's output (DutError), the bench's in iputils' (ToolOutputError)."""
@@ -11,6 +13,7 @@ import subprocess
 from dataclasses import dataclass
 
 from hil.console.protocol import FinalLine
+from hil.errors import BenchError, DutError
 from hil.numbers import COUNT, DUT, MS, PING_TOOL, Source, ToolOutputError, checked, checked_int, quote, require
 
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
@@ -98,12 +101,69 @@ def parse_console(lines: list[str], final: FinalLine) -> PingStats:
     return PingStats(sent, received, rtts, **summary)
 
 
+def ping_argv(
+    netns_prefix: list[str], target: str, *, count: int | None = None, interval_s: float | None = 0.2,
+    wait_s: float = 1, deadline_s: float | None = None, size: int | None = None, flood: bool = False,
+    timestamps: bool = False,
+) -> list[str]:  # fmt: skip
+    """iputils ping from a bench host (a namespace's or an SSH session's prefix): numeric output,
+    `count` requests (or until `deadline_s`), every `interval_s` (a flood: on each reply), each
+    waiting `wait_s` for its reply; `size` bytes of payload; `timestamps`: each line with its
+    wall-clock time (-D)."""
+    argv = [*netns_prefix, "ping", "-n"]
+    if timestamps:
+        argv.append("-D")
+    if flood:
+        argv.append("-f")
+    elif interval_s is not None:
+        argv += ["-i", f"{interval_s:g}"]
+    if count is not None:
+        argv += ["-c", str(count)]
+    if size is not None:
+        argv += ["-s", str(size)]
+    if deadline_s is not None:
+        argv += ["-w", f"{deadline_s:g}"]
+    if not flood:
+        argv += ["-W", f"{wait_s:g}"]
+    return [*argv, target]
+
+
+def run_ping(argv: list[str], timeout_s: float) -> tuple[PingStats, str]:
+    """Runs a ping (`ping_argv`) to its end: its statistics and its output with the command line.
+    A ping that does not end or prints no summary is the bench's fault."""
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"ping did not finish within {timeout_s:g} s: {' '.join(argv)}") from None
+    text = proc.stdout + proc.stderr
+    try:
+        return parse_iputils(text), f"$ {' '.join(argv)}\n{text}"
+    except ValueError as exc:
+        raise BenchError(f"ping failed: {' '.join(argv)}: {exc}") from None
+
+
 def answers_ping(netns_prefix: list[str], ip: str, count: int = 3) -> bool:
     """A host (a namespace's prefix) reaches `ip`: one answer of `count` pings is enough. How a DUT
     whose console does not say its address is found at the bench file's, and how both ends learn
     each other's link address before a measurement."""
-    argv = [*netns_prefix, "ping", "-n", "-c", str(count), "-i", "0.2", "-W", "1", ip]
+    argv = ping_argv(netns_prefix, ip, count=count)
     try:
         return subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
+
+
+FORWARDING_PINGS = 3
+
+
+def check_forwarding(netns_prefix: list[str], peer_ip: str) -> None:
+    """An in-path DUT's health from the traffic alone: the PC reaches the peer through it. A DUT
+    that does not forward is a DUT fault (DutError naming the last line ping printed)."""
+    argv = ping_argv(netns_prefix, peer_ip, count=FORWARDING_PINGS)
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"ping did not finish within 30 s: {' '.join(argv)}") from None
+    if out.returncode != 0:
+        last = (out.stdout.strip().splitlines() or ["no output"])[-1]
+        raise DutError(f"the DUT does not forward: {FORWARDING_PINGS} pings PC -> peer {peer_ip} got no reply ({last})")

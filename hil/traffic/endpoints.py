@@ -95,6 +95,7 @@ class Endpoint(Protocol):
     name: str  # as the report names it: "PC", "DUT", "peer"
     ip: str
     generators: tuple[Generator, ...]  # the traffic generators it speaks
+    answers_udp_fin: bool  # its UDP server answers the client's FIN with a report
 
     def receive(self, flow: FlowSpec, generator: Generator) -> AbstractContextManager[Receiving]: ...
     def send(self, flow: FlowSpec, to: str, generator: Generator) -> SenderReport: ...
@@ -213,9 +214,10 @@ class _Iperf3HostReceiving:
 
 class HostEndpoint:
     """A host of the bench: in a network namespace (or the local host: an empty prefix), or a
-    remote host reached over SSH (hil.bench.ssh_host: its prefix runs the program there)."""
+    remote host reached over SSH (hil.plumbing.ssh_host: its prefix runs the program there)."""
 
     generators: tuple[Generator, ...] = ("iperf2", "iperf3")
+    answers_udp_fin = True
 
     def __init__(
         self, name: str, netns_prefix: list[str], ip: str, workdir: Path,
@@ -375,7 +377,7 @@ def run_flow(sender: Endpoint, receiver: Endpoint, flow: FlowSpec, generator: Ge
     """Starts `receiver`'s server, sends the flow from `sender` to it and collects both reports.
     `while_running` is called once the sender starts (e.g. to sample the connection)."""
     gen = common_generator(sender, receiver, generator)
-    if isinstance(receiver, ConsoleEndpoint) and not receiver.answers_udp_fin:  # Espressif's: no report to wait for
+    if not receiver.answers_udp_fin:  # Espressif's console iperf: no report to wait for
         flow = dataclasses.replace(flow, udp_fin=False)
     with receiver.receive(flow, gen) as rx:
         if while_running is not None:

@@ -4,7 +4,8 @@ between the PC (a host endpoint) and the far end (hil.traffic.endpoints: the DUT
 endpoint, or the peer host of a DUT in the path, where `dut_tx` is the uplink peer -> PC and
 `dut_rx` the downlink), returning both sides' numbers, the receiver's goodput first, with what
 the PC side adds (the connection's observed MSS, its own socket's UDP drops). Both directions at
-once: run_bidir (PC <-> DUT console) and run_bidir_hosts (iperf 3 --bidir, PC <-> peer).
+once: run_bidir (PC <-> DUT console) and run_bidir_hosts (iperf 3 --bidir, PC <-> peer), which
+the far end's `bidir` operation calls (hil.traffic.far_end).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from hil.tools.iperf3 import run_client as run_iperf3_client
 from hil.tools.watched_run import StopWhen
 from hil.traffic.endpoints import (
     HOST_UDP_RCVBUF,
-    DutConsoleEndpoint,
     Endpoint,
     FlowSpec,
     Generator,
@@ -38,7 +38,6 @@ from hil.traffic.endpoints import (
 )
 
 GENERATOR_TOLERANCE = 0.97  # a sender below 97 % of the requested rate is "generator-limited"
-PC_UDP_RCVBUF = HOST_UDP_RCVBUF
 
 
 @dataclass(frozen=True)
@@ -164,11 +163,6 @@ def pc_endpoint(pc: PcSide) -> HostEndpoint:
     return HostEndpoint("PC", pc.netns_prefix, pc.ip, pc.workdir, pc.tcp_congestion, stop_when=pc.stop_when)
 
 
-def dut_endpoint(dut: DutSide) -> DutConsoleEndpoint:
-    """A DUT that terminates traffic: its console's iperf."""
-    return DutConsoleEndpoint("DUT", dut.console, dut.ip)
-
-
 def flow_of(spec: TrafficSpec) -> FlowSpec:
     return FlowSpec(spec.proto, spec.duration_s, port=spec.port, length=spec.length, rate_mbps=spec.rate_mbps,
                     amount=spec.amount, window=spec.pc_window, mss=spec.pc_mss)  # fmt: skip
@@ -216,7 +210,7 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
     rx = TrafficSpec(proto, "dut_rx", duration_s, length=length, rate_mbps=rate_mbps, port=5002)
     timeout = duration_s * 2 + 30
     log = pc.workdir / f"iperf2-server-bidir-{proto}.csv"
-    extra = ["-w", PC_UDP_RCVBUF] if proto == "udp" else []
+    extra = ["-w", HOST_UDP_RCVBUF] if proto == "udp" else []
     drops_before = udp_receive_buffer_errors(pc.netns_prefix) if proto == "udp" else 0
     with Iperf2Server(pc.netns_prefix, udp=proto == "udp", port=tx.port, log_path=log, extra=extra) as srv:
         dut.console.send(dut_iperf_line(flow_of(rx), None))

@@ -1,5 +1,5 @@
 """Bursty multi-stream UDP (the thesis's Network Stream Service): stream profiles as data files
-(scenarios/streams/), and a host's stream peer (hil.traffic.stream_peer) started on that host,
+(stream-profiles/), and a host's stream peer (hil.traffic.stream_peer) started on that host,
 locally in a namespace or remotely over SSH, through the host's argv prefix.
 
 A profile's `direction` is the DUT's view: `dut_tx` streams flow towards the PC (from the DUT's
@@ -27,7 +27,7 @@ from hil.paths import PROJECT_ROOT
 from hil.traffic import stream_peer
 from hil.traffic.stream_peer import BASE_PORT, GO, HEADER, READY, STARTED
 
-STREAMS_DIR = PROJECT_ROOT / "scenarios" / "streams"
+STREAMS_DIR = PROJECT_ROOT / "stream-profiles"
 # what a host runs: the peer's own source, given to that host's Python with -c (a remote host
 # needs nothing of the suite installed, and nothing is left on it)
 PEER_SOURCE = Path(stream_peer.__file__).read_text()

@@ -3,7 +3,7 @@ from dataclasses import replace
 
 import pytest
 
-from hil.scenarios.capacity import Trial, goal_met, search, short_trial_s
+from hil.scenarios.capacity_search import Trial, goal_met, search, short_trial_s
 from hil.theory import udp_goodput_mbps
 from tests.support.capacity_models import (
     BitRateLimit,

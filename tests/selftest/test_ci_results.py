@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from _pytest.outcomes import Failed
 
-from fixtures.junit_properties import case_properties
 from hil.checks import BenchFault, Regression, baseline_note
 from hil.config.errors import ConfigError
 from hil.config.thresholds import RegressionTolerance, ThresholdProfile
 from hil.errors import BenchError, ConsoleTimeout, DutError
 from hil.exit_codes import ExitCode, classify, run_code
+from hil.report.junit_numbers import case_properties
 from hil.report.summary import REGRESSED, summary_rows, to_html
 from hil.results.baseline import compare, load_baseline, main, make_summary, record_values
 from hil.results.recorder import CaseRecord, Recorder, make_record
@@ -189,12 +189,12 @@ def test_junit_numbers_names_cases_that_ran_without_a_number(tmp_path: Path) -> 
     xml = tmp_path / "junit.xml"
     xml.write_text(
         '<testsuites><testsuite name="hil">'
-        '<testcase classname="tests.hil.test_sweeps" name="a"><properties>'
+        '<testcase classname="tests.hil.test_scenarios" name="a"><properties>'
         '<property name="baseline/tcp-dut_tx/mbps" value="94.9"/></properties></testcase>'
-        '<testcase classname="tests.hil.test_sweeps" name="b"><skipped message="n/a"/></testcase>'
-        '<testcase classname="tests.hil.test_latency" name="c"><failure message="x"/></testcase>'
+        '<testcase classname="tests.hil.test_scenarios" name="b"><skipped message="n/a"/></testcase>'
+        '<testcase classname="tests.hil.test_scenarios" name="c"><failure message="x"/></testcase>'
         "</testsuite></testsuites>"
     )
     line, bare = summarize(xml)
     assert line.endswith("2 cases ran (1 failed), 1 skipped; 1 recorded numbers as properties")
-    assert bare == ["tests.hil.test_latency::c"]
+    assert bare == ["tests.hil.test_scenarios::c"]

@@ -1,7 +1,7 @@
 """The stock dialects' drivers on consoles that answer with published transcripts (the Wi-Fi join of
 an ESP32 cannot run here: no radio): what each firmware's `help` says sets the options the driver
 sends; the join reads the address and the RSSI as ESP-IDF's CI does, retries, and never names the
-PSK. The drivers against live firmware: tests/firmware/test_console_personalities.py."""
+PSK. The drivers against live firmware: tests/dut_firmware/test_console_personalities.py."""
 
 from __future__ import annotations
 

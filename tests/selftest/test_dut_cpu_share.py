@@ -1,4 +1,4 @@
-"""The share of a host core a DUT on the bench PC gets (hil.bench.cpu_share), and what the checker
+"""The share of a host core a DUT on the bench PC gets (hil.plumbing.cpu_share), and what the checker
 makes of a case missed while that DUT waited for a core (a bench fault, not the DUT's)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from hil.bench.cpu_share import CpuShareMeter, thread_named
 from hil.checks import BELOW_THRESHOLD, BenchFault
 from hil.config.thresholds import ThresholdProfile
+from hil.plumbing.cpu_share import CpuShareMeter, thread_named
 from hil.results.recorder import CaseRecord, Recorder, make_record
 from hil.scenarios.sweep import check
 from hil.stats import summarize

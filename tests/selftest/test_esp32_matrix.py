@@ -10,12 +10,13 @@ import sys
 
 import pytest
 
-from hil.config.bench import load_bench
+from hil.dut.bench_file import load_bench
 from hil.paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.selftest
 
 BENCH = PROJECT_ROOT / "bench" / "esp32.yaml"
+TEST = "tests/hil/test_scenarios.py::test_scenario"
 
 
 def collect(*extra: str) -> list[str]:
@@ -33,13 +34,13 @@ def test_esp32_matrix_lists_each_test_per_config() -> None:
     ids = collect()
     for config in configs:
         tag = f"{dut.idf.target}-{config}"
-        assert f"tests/hil/test_sweeps.py::test_sweep_point[{tag}-baseline/tcp-dut_tx]" in ids
-        assert f"tests/hil/test_sweeps.py::test_sweep_point[{tag}-length_udp/dut_rx-l500]" in ids
-        assert any("test_capacity" in i and tag in i for i in ids)
-        assert any(f"test_ping_latency_both_directions[{tag}]" in i for i in ids)
-    ladder = [i for i in ids if "::test_dut_window_ladder[" in i or "::test_dut_mss_builds[" in i]
-    assert "tests/hil/test_window.py::test_dut_window_ladder[window_dut/dut_rx-wnd2]" in ids
-    assert "tests/hil/test_mss.py::test_dut_mss_builds[mss_dut/dut_tx-mss536]" in ids
+        assert f"{TEST}[baseline/tcp-dut_tx-{tag}]" in ids
+        assert f"{TEST}[length_udp/dut_rx-l500-{tag}]" in ids
+        assert any("capacity/" in i and tag in i for i in ids)
+        assert f"{TEST}[latency-{tag}]" in ids
+    ladder = [i for i in ids if "[window_dut/" in i or "[mss_dut/" in i]
+    assert f"{TEST}[window_dut/dut_rx-wnd2]" in ids
+    assert f"{TEST}[mss_dut/dut_tx-mss536]" in ids
     per_config = [i for i in ids if "[" in i and any(f"{dut.idf.target}-{c}" in i for c in configs)]
     assert len(per_config) == len(ids) - len(ladder)
     each = len(per_config) // len(configs)

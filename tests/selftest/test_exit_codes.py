@@ -1,6 +1,7 @@
 """Every row of docs/exit-codes.md, shown for real: a child pytest run with the suite's exit-code
 plugin (fixtures.exit_status) whose case ends that way, and the code it returns. A row added to
-the table without a case here fails; so does a `./suite` whose codes differ from hil.exit_codes."""
+the table without a case here fails (`./suite` reads its codes from hil.exit_codes:
+test_exit_code_table.py)."""
 
 from __future__ import annotations
 
@@ -73,14 +74,3 @@ def test_a_suite_error_is_one_line_before_its_traceback(tmp_path: Path) -> None:
     assert "RuntimeError: a bug of the suite" in lines[said]
     first_trace = next(i for i, line in enumerate(lines) if "raise RuntimeError" in line)
     assert said < first_trace, "\n".join(lines)
-
-
-def test_the_suite_script_returns_the_same_codes() -> None:
-    script = (PROJECT_ROOT / "suite").read_text()
-    found = dict(re.findall(r"EXIT_(DUT|SUITE|USAGE|BENCH)=(\d+)", script))
-    assert found == {
-        "DUT": str(int(ExitCode.DUT_FAILED)),
-        "SUITE": str(int(ExitCode.SUITE_ERROR)),
-        "USAGE": str(int(ExitCode.USAGE_ERROR)),
-        "BENCH": str(int(ExitCode.BENCH_FAULT)),
-    }, found

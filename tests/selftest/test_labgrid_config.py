@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from hil.bench.labgrid_place import Holder, PlaceResources, apply_place, process_start_ticks, run_user
-from hil.config.bench import load_bench
 from hil.config.errors import ConfigError
+from hil.dut.bench_file import load_bench
 from hil.errors import BenchError
+from hil.plumbing.labgrid_place import Holder, PlaceResources, apply_place, process_start_ticks, run_user
 
 pytestmark = pytest.mark.selftest
 
@@ -77,7 +77,7 @@ def test_the_command_line_names_a_place_and_a_missing_coordinator_is_one_line(
 ) -> None:
     from types import SimpleNamespace
 
-    from fixtures.options import _with_labgrid
+    from hil.run_config import with_labgrid as _with_labgrid
 
     path = tmp_path / "b.yaml"
     path.write_text(

@@ -27,7 +27,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hil import numbers
-from hil.config.bench import load_bench
 from hil.config.errors import ConfigError
 from hil.config.thresholds import load_thresholds
 from hil.console.dialects import espressif_format as esp
@@ -35,6 +34,7 @@ from hil.console.dialects import zperf_format as zp
 from hil.console.dialects.espressif import iperf_options
 from hil.console.dialects.text import clean
 from hil.console.protocol import FinalLine, parse_final_line
+from hil.dut.bench_file import load_bench
 from hil.errors import BenchError, DutError
 from hil.exit_codes import ExitCode, classify
 from hil.paths import PROJECT_ROOT

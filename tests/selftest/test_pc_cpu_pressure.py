@@ -1,4 +1,4 @@
-"""How contended the bench PC's CPUs were during a case (hil.bench.cpu_pressure, the kernel's
+"""How contended the bench PC's CPUs were during a case (hil.plumbing.cpu_pressure, the kernel's
 pressure stall information): read, windowed, and kept with every record as evidence."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.bench.cpu_pressure import PRESSURE_FILE, CpuPressureMeter, read_some_total_us
+from hil.plumbing.cpu_pressure import PRESSURE_FILE, CpuPressureMeter, read_some_total_us
 from hil.results.recorder import Recorder, make_record
 from hil.stats import summarize
 

@@ -2,14 +2,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from fixtures.options import SWEPT_AXES, _profile_from_options
-from hil.scenarios.families import FAMILIES, LENGTH, MSS_PC, WINDOW_PC, axis_points, sweep_points
+from hil.run_config import profile_from_options as _profile_from_options
+from hil.run_options import swept_axes
+from hil.scenarios.families.sweeps import FAMILIES, LENGTH, MSS_PC, WINDOW_PC, axis_points, sweep_points
 
 pytestmark = pytest.mark.selftest
 
 
 def options(**kw):
-    base = {"profile": "quick", "stream_duration": None} | {a.field: None for a in SWEPT_AXES}
+    base = {"profile": "quick", "stream_duration": None} | {a.field: None for a in swept_axes()}
     return SimpleNamespace(**{**base, **kw})
 
 

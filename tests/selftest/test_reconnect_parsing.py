@@ -3,7 +3,7 @@ when ping and the stream are back."""
 
 import pytest
 
-from hil.scenarios.reconnect import Interval, back_at_rate, first_after, intervals_from_iperf3, reply_times
+from hil.scenarios.recovery import Interval, back_at_rate, first_after, intervals_from_iperf3, reply_times
 
 pytestmark = pytest.mark.selftest
 

@@ -1,6 +1,9 @@
+from types import SimpleNamespace
+
 import pytest
 
-from fixtures import options as bench
+from fixtures import cases as bench
+from fixtures.options import RUN_KEY
 from hil.config.sections import DutBase
 from hil.dut.same70 import Same70DutConfig
 
@@ -20,7 +23,7 @@ class FakeItem:
 
 class FakeConfig:
     def __init__(self, dut: DutBase | None = None) -> None:
-        self.stash = {bench.DUT_KEY: dut} if dut else {}
+        self.stash = {RUN_KEY: SimpleNamespace(dut=dut)} if dut else {}
 
 
 def test_without_root_the_virtual_bench_stops_with_one_message(monkeypatch):

@@ -1,6 +1,7 @@
 """The threshold check against what the scenarios record (hil.scenarios.catalog): every shipped
-threshold file passes it, every case the suite collects on every bench file is a case id of its
-scenario (the catalogue cannot drift from the tests), and each kind of mistake is one line."""
+threshold file passes it, every case the registry makes for every bench file is a case id of its
+scenario (the catalogue cannot drift from the families), pytest collects exactly those cases, and
+each kind of mistake is one line."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ from pathlib import Path
 import pytest
 
 from hil.config.errors import ConfigError
-from hil.config.thresholds import ThresholdProfile, load_thresholds
+from hil.config.thresholds import Limits, ThresholdProfile, load_thresholds
+from hil.dut.bench_file import load_bench
 from hil.paths import PROJECT_ROOT
+from hil.run_config import bench_facts
 from hil.scenarios.catalog import check_thresholds, shape_of
+from hil.scenarios.contract import collect, families, record_keys
+from hil.scenarios.profiles import PROFILES
 
 pytestmark = pytest.mark.selftest
 
@@ -27,36 +32,45 @@ def test_every_shipped_threshold_file_names_only_what_is_recorded(path: Path) ->
     check_thresholds(load_thresholds(path), path)
 
 
-def _collected_record_ids(bench: Path) -> list[tuple[str, str]]:
-    """(scenario, case) of every record the collected cases of a bench file write."""
-    argv = [sys.executable, "-m", "pytest", "tests/hil", "--collect-only", "-q", "--profile", "full", "--bench",
-            str(bench), "-p", "no:cacheprovider"]  # fmt: skip
-    proc = subprocess.run(argv, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+def _record_ids(bench: Path) -> list[tuple[str, str]]:
+    """(scenario, case) of every record the cases of a bench file write, from the scenario
+    registry (hil.scenarios.contract), in both profiles."""
+    dut = load_bench(bench).duts[0]
     out = []
-    for found in re.findall(r"\[([^\]]+)\]$", proc.stdout, flags=re.MULTILINE):
-        # esp32's matrix runs once per build: <target>-<config> before or after the case (config_id)
-        param = re.sub(r"^esp32[a-z0-9]*-[a-z0-9_]+-(?=[a-z_]+/)", "", found)
-        if param in ("patient-monitoring", "stress"):  # the stream profiles: scenario stress-<profile>
-            out.append((f"stress-{param}", "all"))
-            continue
-        if "/" not in param:
-            continue  # a build configuration's id (esp32's per-config matrix)
-        scenario, case = param.split("/", 1)
-        case = re.sub(r"-esp32[a-z0-9]*-[a-z0-9_]+$", "", case)
-        if scenario == "bidir":  # one case, a record each way
-            out += [(scenario, f"{case}-{d}") for d in ("dut_tx", "dut_rx", "uplink", "downlink")]
-        else:
-            out.append((scenario, case))
+    for profile in PROFILES.values():
+        facts = bench_facts(dut, profile)
+        out += [key for found in collect(facts) if found.case.skip is None for key in record_keys(found.case, facts)]
     return out
 
 
 @pytest.mark.parametrize("bench", BENCH_FILES, ids=[p.stem for p in BENCH_FILES])
-def test_every_collected_case_is_a_case_of_its_scenario(bench: Path) -> None:
-    ids = _collected_record_ids(bench)
-    assert len(ids) >= 10, ids  # the matrix was collected, not an empty list
+def test_every_case_is_a_case_of_its_scenario(bench: Path) -> None:
+    ids = _record_ids(bench)
+    assert len(ids) >= 10, ids  # the matrix was made, not an empty list
     wrong = [f"{s}/{c}" for s, c in ids if (shape := shape_of(s)) is None or not shape.case_ok(c)]
     assert not wrong, wrong
+
+
+def test_pytest_collects_the_registrys_cases() -> None:
+    """The pytest layer lists exactly the registry's cases (fixtures/cases.py adds nothing, drops nothing)."""
+    bench = PROJECT_ROOT / "bench" / "bridge.yaml"
+    argv = [sys.executable, "-m", "pytest", "tests/hil", "--collect-only", "-q", "--profile", "full", "--bench",
+            str(bench), "-p", "no:cacheprovider"]  # fmt: skip
+    proc = subprocess.run(argv, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    collected = re.findall(r"\[([^\]]+)\]$", proc.stdout, flags=re.MULTILINE)
+    registry = [found.case.id for found in collect(bench_facts(load_bench(bench).duts[0], PROFILES["full"]))]
+    assert collected == registry
+
+
+def test_every_familys_default_limits_name_what_it_records() -> None:
+    for fam in families():
+        for scenario, cases in getattr(fam, "default_limits", {}).items():
+            shape = next(s for s in fam.shapes if s.matches(scenario))
+            for case, bounds in cases.items():
+                assert shape.case_ok(case), f"{fam.name}: {scenario}/{case}"
+                for bound, metric, _ in Limits.model_validate(bounds).bounds():
+                    assert metric in shape.metrics, f"{fam.name}: {scenario}/{case}: {bound}_{metric}"
 
 
 BASE = {"profile": "p", "scenarios": {"baseline": {"tcp-dut_tx": {"min_mbps": 91}}}}

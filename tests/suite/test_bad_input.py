@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hil.bench.netns import list_namespaces
 from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT, host_firmware
+from hil.plumbing.netns import list_namespaces
 from tests.support.child_suite import run_suite
 
 pytestmark = [pytest.mark.virtual_bench]

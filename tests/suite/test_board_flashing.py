@@ -35,7 +35,7 @@ def same70_bench(tmp_path: Path, flasher: str, target: str) -> Path:
 
 
 def run_board_suite(tmp_path: Path, bench: Path) -> tuple[subprocess.CompletedProcess[str], float]:
-    argv = [sys.executable, "-m", "pytest", "tests/hil/test_sweeps.py", "-m", "baseline", "--bench", str(bench),
+    argv = [sys.executable, "-m", "pytest", "tests/hil", "-m", "baseline", "--bench", str(bench),
             "--results-dir", str(tmp_path / "results"), f"--alluredir={tmp_path / 'allure'}"]  # fmt: skip
     start = time.monotonic()
     proc = subprocess.run(argv, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120, check=False)

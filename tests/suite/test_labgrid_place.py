@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from hil.bench.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
-from hil.bench.labgrid_place import LABGRID_PYTHON
-from hil.bench.netns import PC_IF, TAP, TbfShaping, TopologyConfig, VirtualTopology
 from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT, host_firmware
+from hil.plumbing.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
+from hil.plumbing.labgrid_place import LABGRID_PYTHON
+from hil.plumbing.netns import PC_IF, TAP, TbfShaping, TopologyConfig, VirtualTopology
 from tests.support.child_suite import iperf_processes
 from tests.support.labgrid_bench import LabgridBench
 from tests.support.processes import pgrep
@@ -73,7 +73,7 @@ def shared_board(tmp_path: Path) -> Iterator[tuple[Path, LabgridBench]]:
 
 
 def suite_argv(bench: Path, results: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "tests/hil/test_sweeps.py", "-m", "baseline", "-k", "tcp-dut_tx",
+    return [sys.executable, "-m", "pytest", "tests/hil", "-m", "baseline", "-k", "tcp-dut_tx",
             "--bench", str(bench), "--repeat", "1", "--results-dir", str(results),
             f"--alluredir={results / 'allure-results'}", *extra]  # fmt: skip
 

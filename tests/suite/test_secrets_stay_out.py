@@ -47,7 +47,7 @@ def test_psk_found_nowhere_after_a_run(tmp_path: Path) -> None:
     results = tmp_path / "results"
     env = {**os.environ, PSK_ENV: psk}
     # traffic with functional limits only (ping, flood ping): the run is about the PSK, not speed
-    argv = [sys.executable, "-m", "pytest", "tests/hil/test_latency.py",
+    argv = [sys.executable, "-m", "pytest", "tests/hil", "-m", "latency",
             "--bench", str(WIFI_BENCH), "--profile", "quick", "--repeat", "1",
             "--results-dir", str(results), f"--alluredir={results / 'allure-results'}",
             "--log-level=DEBUG", "-rA", "-v"]  # fmt: skip
@@ -57,7 +57,8 @@ def test_psk_found_nowhere_after_a_run(tmp_path: Path) -> None:
     measured = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
     measured = [m for m in measured if "values" in m]
     assert len(measured) >= 2 and all(m["extra"]["link"]["wifi_rssi_dbm"] == -47 for m in measured), measured
-    report = subprocess.run(["report/generate.sh", str(results)], cwd=PROJECT_ROOT, env=env, capture_output=True,
+    generate = ["report-generator/generate.sh", str(results)]
+    report = subprocess.run(generate, cwd=PROJECT_ROOT, env=env, capture_output=True,
                             text=True, timeout=300, check=False)  # fmt: skip
     assert report.returncode == 0, report.stdout + report.stderr
     assert (results / "report" / "index.html").is_file()
@@ -75,7 +76,7 @@ def test_psk_found_nowhere_after_a_run(tmp_path: Path) -> None:
 def test_unset_psk_variable_stops_the_run_with_one_line(tmp_path: Path, bench: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != PSK_ENV}
     path = bench_with_secret(tmp_path) if bench == "secrets" else WIFI_BENCH
-    argv = [sys.executable, "-m", "pytest", "tests/hil/test_latency.py", "--bench", str(path),
+    argv = [sys.executable, "-m", "pytest", "tests/hil", "-m", "latency", "--bench", str(path),
             "--results-dir", str(tmp_path / "results"), f"--alluredir={tmp_path / 'allure'}"]  # fmt: skip
     run = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     out = run.stdout + run.stderr

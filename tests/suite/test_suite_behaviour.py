@@ -16,9 +16,9 @@ from xml.etree import ElementTree
 
 import pytest
 
-from hil.bench.netns import list_namespaces
 from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT
+from hil.plumbing.netns import list_namespaces
 from tests.support.child_suite import BASELINE, allure_results, dut_processes, iperf_processes, leftovers, run_suite
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
@@ -145,10 +145,10 @@ def test_ctrl_c_leaves_no_namespace_tap_qdisc_or_process(tmp_path: Path) -> None
     assert all(r["status"] != "passed" for r in results.values()), {k: r["status"] for k, r in results.items()}
     cases = ElementTree.parse(junit).getroot().iter("testcase")
     skipped = [c for c in cases if (s := c.find("skipped")) is not None and "INTERRUPTED" in s.get("message", "")]
-    assert len(skipped) == 1 and skipped[0].get("name", "").startswith("test_sweep"), ElementTree.tostring(
+    assert len(skipped) == 1 and skipped[0].get("name", "").startswith("test_scenario"), ElementTree.tostring(
         ElementTree.parse(junit).getroot()
     )
-    assert "hil: INTERRUPTED, no verdict: tests/hil/test_sweeps.py::" in out
+    assert "hil: INTERRUPTED, no verdict: tests/hil/test_scenarios.py::" in out
 
 
 def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path) -> None:
@@ -162,7 +162,7 @@ def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path
         # loss accounting is checked here: a burst a busy PC sent late is not (xfail, numbers recorded)
         tmp_path, "-m", "stress", "-k", "not patient", "--profile", "quick", "--stream-duration", "60",
         "--bench", str(bench), "--thresholds", str(thresholds), "--bench-fault", "xfail",
-        timeout=240, tests="tests/hil/test_stress.py",
+        timeout=240, tests="tests/hil",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:]
     totals = [

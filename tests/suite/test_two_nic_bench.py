@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from hil.bench.in_path import InPathConfig, InPathMode, InPathTopology
-from hil.bench.netns import list_namespaces
 from hil.paths import PROJECT_ROOT
+from hil.plumbing.in_path import InPathConfig, InPathMode, InPathTopology
+from hil.plumbing.netns import list_namespaces
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
@@ -91,7 +91,7 @@ def test_a_device_cabled_between_two_nics_is_reset_and_measured_through(tmp_path
             f"ip link set p0 master br0 && ip link set p1 master br0 && ip link set br0 up' && touch {powered}"
         )
         results = tmp_path / "results"
-        argv = [sys.executable, "-m", "pytest", "tests/hil/test_sweeps.py", "-m", "baseline", "-k", "tcp",
+        argv = [sys.executable, "-m", "pytest", "tests/hil", "-m", "baseline", "-k", "tcp",
                 "--bench", str(bench_file(tmp_path, topo, reset)), "--thresholds", str(tmp_path / "any-rate.yaml"),
                 "--repeat", "1", "--duration", "2",
                 "--results-dir", str(results), f"--alluredir={results / 'allure-results'}"]  # fmt: skip

@@ -1,6 +1,6 @@
 """Model paths with known loss-free capacities, for the capacity search's self-tests and its
 benchmark (benchmarks/capacity_search.py). Each model is a trial function
-`model(rate_mbps, duration_s) -> Trial` as tests/hil/test_capacity.py builds one over iperf, and
+`model(rate_mbps, duration_s) -> Trial` as hil/scenarios/families/capacity.py builds one over iperf, and
 knows the true answer: `capacity_mbps(trial_s)`, the highest rate a full-length trial of
 `trial_s` carries with loss at or below the target. Rates are UDP goodput (payload) in Mbit/s.
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hil.scenarios.capacity import Trial
+from hil.scenarios.capacity_search import Trial
 from hil.theory import udp_goodput_mbps
 from hil.traffic.roles import GENERATOR_TOLERANCE
 

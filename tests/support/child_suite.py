@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hil.bench.netns import list_namespaces
 from hil.paths import PROJECT_ROOT
+from hil.plumbing.netns import list_namespaces
 from tests.support.processes import pgrep
 
-BASELINE = ("tests/hil/test_sweeps.py", "-m", "baseline")
+BASELINE = ("tests/hil", "-m", "baseline")
 
 
 def run_suite(
@@ -34,7 +34,7 @@ def allure_results(results: Path) -> dict[str, dict]:
     out = {}
     for f in (results / "allure-results").glob("*-result.json"):
         data = json.loads(f.read_text())
-        point = next((p["value"] for p in data.get("parameters", []) if p["name"] == "sweep_point"), "")
+        point = next((p["value"] for p in data.get("parameters", []) if p["name"] == "scenario_case"), "")
         out[point.strip(chr(39)).split("/")[-1]] = data  # baseline/tcp-dut_tx -> tcp-dut_tx
     return out
 

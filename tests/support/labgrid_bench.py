@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Self
 
-from hil.bench.labgrid_place import LABGRID_PYTHON
+from hil.plumbing.labgrid_place import LABGRID_PYTHON
 from tests.support.processes import pgrep
 
 LABGRID_BIN = LABGRID_PYTHON.parent

@@ -1,7 +1,8 @@
 """What the suite asks of a DUT's console, whichever dialect it speaks (hil.console.dialects): who
 the DUT is, the DUT-console traffic endpoint, a ping towards the PC, stopping what still runs,
-and the facts worth recording with every result (free heap). One driver per dialect implements it
-over the same line console (hil.console.driver)."""
+joining the bench's access point (a Wi-Fi station), and the facts worth recording with every
+result (free heap). One driver per dialect implements it over the same line console
+(hil.console.driver) and registers itself (hil.console.dialects.registry)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,20 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from hil.config.sections import NetworkConfig, WifiConfig
 from hil.console.dialects.capabilities import DialectInfo
 from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
 from hil.errors import ConsoleTimeout
 from hil.tools.ping import PingStats
 from hil.traffic.endpoints import Endpoint
+
+
+class LinkFacts(Protocol):
+    """What a DUT reported of the link it joined (e.g. Wi-Fi BSSID, channel, RSSI)."""
+
+    def as_fields(self) -> dict[str, object]: ...
+    def describe(self) -> str: ...
 
 
 class DialectDriver(Protocol):
@@ -45,6 +54,11 @@ class DialectDriver(Protocol):
 
     def abort_running(self) -> None:
         """Stops whatever an earlier test left running on the DUT."""
+        ...
+
+    def join_wifi(self, wifi: WifiConfig, net: NetworkConfig, joined: LinkFacts | None) -> LinkFacts:
+        """Joins the access point `wifi` with the bench file's address (a Wi-Fi station), with
+        retries; `joined`: what the DUT reported since it was last flashed (None: nothing yet)."""
         ...
 
     def snapshot(self) -> str | None:

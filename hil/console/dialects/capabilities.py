@@ -1,18 +1,15 @@
-"""What each console dialect can do, and why a case is not applicable to it.
+"""What a console dialect can do, and why a case is not applicable to it.
 
 A case needs features of the DUT's console when its traffic starts or ends there (a DUT that ends
 the traffic); a case needing one the DUT's dialect lacks is skipped at collection with the
 dialect's reason, never run and never passed. The project firmware (`hil-fw`) has them all; stock
-test firmware has what its console offers.
+test firmware has what its console offers. Each dialect's module declares its `DialectInfo` on its
+driver (hil.console.dialects.registry).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
-
-Dialect = Literal["hil-fw", "espressif-iperf", "zephyr-zperf"]
-DIALECTS: tuple[Dialect, ...] = ("hil-fw", "espressif-iperf", "zephyr-zperf")
 
 # The features a case may need of the DUT's console.
 FEATURES: dict[str, str] = {
@@ -33,11 +30,28 @@ class NotApplicable(Exception):
 
 @dataclass(frozen=True)
 class DialectInfo:
-    name: Dialect
+    name: str  # the bench file's console.dialect
     what: str  # the firmware that speaks it, as the report names it
     features: frozenset[str]
     # why a missing feature is missing (the skip reason's second half)
     lacks: dict[str, str] = field(default_factory=dict)
+    # the SDK whose stock firmware speaks it ("esp-idf", "zephyr"): a DUT kind runs the dialects of
+    # the SDKs it names (hil.dut.section); None: the project's own firmware, which every kind runs
+    sdk: str | None = None
+    # where a build of that stock firmware leaves the image to flash (a kind's firmware.image)
+    image: str | None = None
+
+    def __post_init__(self) -> None:
+        unknown = (self.features | set(self.lacks)) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"dialect {self.name}: unknown features {sorted(unknown)} (one of {sorted(FEATURES)})")
+        if set(self.lacks) & self.features:
+            raise ValueError(f"dialect {self.name}: a reason it lacks {sorted(set(self.lacks) & self.features)}")
+
+    @property
+    def stock(self) -> bool:
+        """Stock test firmware (Espressif's iperf example, Zephyr's zperf), not the project's."""
+        return self.sdk is not None
 
     def missing(self, needs: frozenset[str]) -> list[str]:
         return sorted(needs - self.features)
@@ -49,36 +63,3 @@ class DialectInfo:
             return None
         why = "; ".join(self.lacks.get(f, f"it has no {FEATURES[f]}") for f in missing)
         return f"not applicable to console dialect {self.name} ({self.what}): {why}"
-
-
-INFO: dict[str, DialectInfo] = {
-    "hil-fw": DialectInfo("hil-fw", "the project's firmware", frozenset(FEATURES)),
-    "espressif-iperf": DialectInfo(
-        "espressif-iperf",
-        "ESP-IDF's iperf example, iperf-cmd",
-        frozenset({"iperf", "ping"}),
-        {
-            "client_amount": "its iperf has no -n (byte count); a client runs for -t seconds",
-            "concurrent": "its iperf runs one test at a time (a second is refused while one runs)",
-            "ping_flood": "its ping sends one request per interval and prints every reply, no flood mode",
-            "streams": "the stress streams are a service of the project's firmware",
-            "builds": "a stock image has one build: no TCP_WND / TCP_MSS builds to flash",
-        },
-    ),
-    "zephyr-zperf": DialectInfo(
-        "zephyr-zperf",
-        "Zephyr's zperf sample",
-        frozenset({"iperf", "ping"}),
-        {
-            "client_amount": "zperf upload runs for a duration; it has no byte count",
-            "concurrent": "the project drives one zperf session at a time (upload and download share the console)",
-            "ping_flood": "`net ping` sends one request per interval and prints every reply, no flood mode",
-            "streams": "the stress streams are a service of the project's firmware",
-            "builds": "a stock image has one build: no TCP_WND / TCP_MSS builds to flash",
-        },
-    ),
-}
-
-
-def dialect_info(name: str) -> DialectInfo:
-    return INFO[name]

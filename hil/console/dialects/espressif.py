@@ -14,9 +14,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from hil.config.sections import NetworkConfig, WifiConfig
 from hil.console.dialects import espressif_format as fmt
-from hil.console.dialects.base import collect, quiet_read
-from hil.console.dialects.capabilities import INFO, NotApplicable
+from hil.console.dialects import espressif_wifi
+from hil.console.dialects.base import LinkFacts, collect, quiet_read
+from hil.console.dialects.capabilities import DialectInfo, NotApplicable
+from hil.console.dialects.espressif_wifi import EspWifiLink
+from hil.console.dialects.registry import register_dialect
 from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
 from hil.errors import ConsoleTimeout, DutError
@@ -59,8 +63,21 @@ def _help_ended(lines: list[str]) -> bool:
     return fmt.idf_version(lines) is not None or any(fmt.message(x) == "Unrecognized command" for x in lines)
 
 
+@register_dialect
 class EspressifDriver:
-    info = INFO["espressif-iperf"]
+    info = DialectInfo(
+        "espressif-iperf",
+        "ESP-IDF's iperf example, iperf-cmd",
+        frozenset({"iperf", "ping"}),
+        {
+            "client_amount": "its iperf has no -n (byte count); a client runs for -t seconds",
+            "concurrent": "its iperf runs one test at a time (a second is refused while one runs)",
+            "ping_flood": "its ping sends one request per interval and prints every reply, no flood mode",
+            "streams": "the stress streams are a service of the project's firmware",
+            "builds": "a stock image has one build: no TCP_WND / TCP_MSS builds to flash",
+        },
+        sdk="esp-idf",
+    )
     ping_resolution_ms = 1.0  # its ping prints whole milliseconds (time=%u ms)
 
     def __init__(self, console: ConsoleDriver) -> None:
@@ -132,6 +149,14 @@ class EspressifDriver:
         self.console.send(f"iperf {self.options.abort}")
         until_done = self.options.abort == "--abort"  # iperf-cmd says DONE.IPERF_STOP after the engine's end
         quiet_read(self.console, 1.0, 15.0, lambda ls: fmt.abort_finished(ls, until_done))
+
+    # --- Wi-Fi ------------------------------------------------------------------------------
+    def join_wifi(self, wifi: WifiConfig, net: NetworkConfig, joined: LinkFacts | None) -> EspWifiLink:
+        """The example's scan and join (hil.console.dialects.espressif_wifi), once per flash: its
+        `sta_connect` drops and rebuilds the link, so a join it reported since stands."""
+        if isinstance(joined, EspWifiLink):
+            return joined
+        return espressif_wifi.join(self, wifi, net)
 
     # --- ping -------------------------------------------------------------------------------
     def ping_missing(self) -> str | None:

@@ -259,7 +259,6 @@ def abort_finished(lines: list[str], until_done: bool = False) -> bool:
 
 # --- ping -------------------------------------------------------------------------------------
 _PING_REPLY = re.compile(r"^(\d+) bytes from (\S+) icmp_seq=(\d+) ttl=(\d+) time=(\d+) ms$", re.ASCII)
-_PING_TIMEOUT = re.compile(r"^From (\S+) icmp_seq=(\d+) timeout$", re.ASCII)
 _PING_STATS = re.compile(r"^(\d+) packets transmitted, (\d+) received, (\d+)% packet loss, time (\d+)ms$", re.ASCII)
 
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hil.config.sections import NetworkConfig, WifiConfig
 from hil.console.dialects import espressif_format as fmt
 from hil.console.dialects.base import quiet_read
-from hil.console.dialects.espressif import EspressifDriver
 from hil.errors import DutError
+
+if TYPE_CHECKING:
+    from hil.console.dialects.espressif import EspressifDriver
 
 SCAN_S = 10.0
 RETRY_PAUSE_S = 2.0

@@ -3,16 +3,26 @@
 
 from __future__ import annotations
 
-from hil.console.dialects.capabilities import INFO
+from typing import Literal
+
+from hil.config.sections import NetworkConfig, WifiConfig
+from hil.console.dialects.base import LinkFacts
+from hil.console.dialects.capabilities import FEATURES, DialectInfo
+from hil.console.dialects.hil_fw_wifi import WifiLink, ensure_connected
+from hil.console.dialects.registry import register_dialect
 from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
 from hil.errors import DutError
 from hil.tools.ping import PingStats, parse_console
-from hil.traffic.endpoints import DutConsoleEndpoint, Endpoint
+from hil.traffic.endpoints import DutConsoleEndpoint, Endpoint, HostEndpoint
+from hil.traffic.roles import BidirResult, DutSide, PcSide, run_bidir
+from hil.traffic.stream_runs import Ends, streams_with_console
+from hil.traffic.streams import StreamProfile
 
 
+@register_dialect
 class HilFwDriver:
-    info = INFO["hil-fw"]
+    info = DialectInfo("hil-fw", "the project's firmware", frozenset(FEATURES))
     ping_resolution_ms = 0.001  # its ping prints microseconds (3 decimals of ms)
 
     def __init__(self, console: ConsoleDriver) -> None:
@@ -40,9 +50,26 @@ class HilFwDriver:
         # -i 0 sends on each reply; -q keeps the flood from being paced by the console (ping -f)
         return self._ping(f"ping {target} -c {count} -i 0 -s {size} -W 1 -q", timeout_s)
 
+    def bidir(
+        self, ip: str, proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float | None, pc: PcSide,
+        length: int | None,
+    ) -> BidirResult:  # fmt: skip
+        """Both directions at once (`concurrent`): its iperf server and client together."""
+        return run_bidir(proto, duration_s, rate_mbps, pc, DutSide(self.console, ip), length)  # type: ignore[arg-type]
+
+    def streams(
+        self, ip: str, pc: HostEndpoint, profile: StreamProfile, duration_s: float
+    ) -> tuple[Ends, dict[str, str]]:
+        """The stress profiles' streams (`streams`): its `stream` command sends and counts its own."""
+        return streams_with_console(self.console, ip, pc, profile, duration_s)
+
     def abort_running(self) -> None:
         for abort in ("iperf -a", "ping -a", "stream -a"):
             self.console.run_ok(abort, 10, accept=lambda f: "action" in f.fields)
+
+    def join_wifi(self, wifi: WifiConfig, net: NetworkConfig, joined: LinkFacts | None) -> WifiLink:
+        """`wifi status` first: joins unless already joined with the bench file's SSID and address."""
+        return ensure_connected(self.console, wifi, net)
 
     def snapshot(self) -> str | None:
         final = self.console.run_ok("stats", 10)

@@ -11,9 +11,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from hil.config.sections import NetworkConfig, WifiConfig
 from hil.console.dialects import zperf_format as fmt
-from hil.console.dialects.base import collect, quiet_read
-from hil.console.dialects.capabilities import INFO, NotApplicable
+from hil.console.dialects.base import LinkFacts, collect, quiet_read
+from hil.console.dialects.capabilities import DialectInfo, NotApplicable
+from hil.console.dialects.registry import register_dialect
 from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
 from hil.errors import ConsoleTimeout, DutError
@@ -32,8 +34,22 @@ SHELL_QUIET_S = 0.5
 SERVER_START_S = 10.0
 
 
+@register_dialect
 class ZperfDriver:
-    info = INFO["zephyr-zperf"]
+    info = DialectInfo(
+        "zephyr-zperf",
+        "Zephyr's zperf sample",
+        frozenset({"iperf", "ping"}),
+        {
+            "client_amount": "zperf upload runs for a duration; it has no byte count",
+            "concurrent": "the project drives one zperf session at a time (upload and download share the console)",
+            "ping_flood": "`net ping` sends one request per interval and prints every reply, no flood mode",
+            "streams": "the stress streams are a service of the project's firmware",
+            "builds": "a stock image has one build: no TCP_WND / TCP_MSS builds to flash",
+        },
+        sdk="zephyr",
+        image="the zperf sample's build/zephyr/zephyr.elf",
+    )
     ping_resolution_ms = 0.01  # `net ping` prints time=%.2f ms (whole ms without an FPU)
 
     def __init__(self, console: ConsoleDriver) -> None:
@@ -74,6 +90,9 @@ class ZperfDriver:
         for proto in ("udp", "tcp"):
             self.console.send(f"zperf {proto} download stop")
             quiet_read(self.console, SHELL_QUIET_S, 5.0, lambda ls, p=proto: any(fmt.server_stopped(p, x) for x in ls))
+
+    def join_wifi(self, wifi: WifiConfig, net: NetworkConfig, joined: LinkFacts | None) -> LinkFacts:
+        raise NotApplicable("the suite drives Zephyr's zperf sample as a wired endpoint: it has no Wi-Fi join for it")
 
     def ping_missing(self) -> str | None:
         return None

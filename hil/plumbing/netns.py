@@ -1,0 +1,252 @@
+"""The virtual bench topology, built from iproute2 inside namespaces the suite owns.
+
+    netns <name>-pc                      netns <name>-dut
+    +----------------+   veth pair   +--------------------------------+
+    | veth-pc  PC_IP |<------------->| veth-dut --+-- br0 --+-- tap0  |<- DUT program
+    +----------------+               +--------------------------------+
+
+Both veth ends can be shaped with tbf to emulate 100BASE-TX (``overhead 24`` accounts for
+preamble, FCS and inter-frame gap). Deleting the namespaces removes every link, tap and qdisc;
+processes left in them are killed first. Namespace names carry the creating process id so a later
+run can remove what a killed run left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Self
+
+from hil.errors import BenchError
+
+NETNS_PREFIX = "hil-"
+PC_IF = "veth-pc"
+DUT_IF = "veth-dut"
+BRIDGE = "br0"
+TAP = "tap0"
+GSO_MAX_SEGS_DEFAULT = 65535
+# a run's namespaces: the PC's, the DUT's, and a peer host's (a DUT in the path: hil.plumbing.in_path)
+_NAME_RE = re.compile(rf"^{NETNS_PREFIX}(\d+)-(\d+)-(pc|dut|peer)$")
+
+
+@dataclass(frozen=True)
+class TbfShaping:
+    """Token-bucket shaping applied to both veth ends."""
+
+    rate_mbit: float = 100.0
+    burst: str = "32kbit"
+    latency: str = "50ms"
+    overhead: int = 24
+
+    def tc_args(self) -> list[str]:
+        return [
+            "tbf",
+            "rate",
+            f"{self.rate_mbit:g}mbit",
+            "burst",
+            self.burst,
+            "latency",
+            self.latency,
+            "overhead",
+            str(self.overhead),
+        ]
+
+
+@dataclass(frozen=True)
+class TopologyConfig:
+    pc_ip: str = "10.77.0.1"
+    dut_ip: str = "10.77.0.2"
+    prefix_len: int = 24
+    dut_mac: str = "02:00:00:00:00:02"
+
+
+def _run(args: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(args, capture_output=True, text=True, check=False)
+    if check and proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        raise BenchError(f"`{' '.join(args)}` failed: {detail[-1] if detail else proc.returncode}")
+    return proc
+
+
+def list_namespaces() -> list[str]:
+    out = _run(["ip", "netns", "list"], check=False).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` still exists (one of another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def kill_namespace_processes(ns: str, grace_s: float = 2.0) -> None:
+    """SIGTERM every process in the namespace, then SIGKILL what is left after grace_s."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = [int(p) for p in _run(["ip", "netns", "pids", ns], check=False).stdout.split()]
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline:
+            if not _run(["ip", "netns", "pids", ns], check=False).stdout.split():
+                return
+            time.sleep(0.05)
+
+
+def delete_namespace(ns: str) -> None:
+    kill_namespace_processes(ns)
+    _run(["ip", "netns", "delete", ns], check=False)
+
+
+def delete_run_namespaces(pid: int) -> list[str]:
+    """Deletes the namespaces a run (process `pid`) created, with every process in them."""
+    removed = []
+    for ns in list_namespaces():
+        m = _NAME_RE.match(ns)
+        if m and int(m.group(1)) == pid:
+            delete_namespace(ns)
+            removed.append(ns)
+    return removed
+
+
+def cleanup_stale() -> list[str]:
+    """Deletes namespaces of earlier runs whose creating process is gone. Returns their names."""
+    removed = []
+    for ns in list_namespaces():
+        m = _NAME_RE.match(ns)
+        if m and not pid_alive(int(m.group(1))):
+            delete_namespace(ns)
+            removed.append(ns)
+    return removed
+
+
+def require_root() -> None:
+    if os.geteuid() != 0:
+        raise BenchError(
+            "the virtual bench needs root (CAP_NET_ADMIN) to create network namespaces, "
+            "veth, bridge and tap: run the suite as root (e.g. sudo)"
+        )
+
+
+_instance_counter = 0
+
+
+@dataclass
+class VirtualTopology:
+    """Creates the topology on enter and always removes it on exit."""
+
+    config: TopologyConfig = field(default_factory=TopologyConfig)
+    pc_ns: str = ""
+    dut_ns: str = ""
+    shaping: TbfShaping | None = None
+
+    def __post_init__(self) -> None:
+        global _instance_counter
+        _instance_counter += 1
+        base = f"{NETNS_PREFIX}{os.getpid()}-{_instance_counter}"
+        self.pc_ns = self.pc_ns or f"{base}-pc"
+        self.dut_ns = self.dut_ns or f"{base}-dut"
+
+    def __enter__(self) -> Self:
+        self.create()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.destroy()
+
+    def create(self) -> None:
+        require_root()
+        cleanup_stale()
+        c = self.config
+        pc, dut = self.pc_ns, self.dut_ns
+        steps = [
+            ["ip", "netns", "add", pc],
+            ["ip", "netns", "add", dut],
+            ["ip", "link", "add", PC_IF, "netns", pc, "type", "veth", "peer", "name", DUT_IF, "netns", dut],
+            ["ip", "-n", pc, "link", "set", "lo", "up"],
+            ["ip", "-n", dut, "link", "set", "lo", "up"],
+            ["ip", "-n", pc, "addr", "add", f"{c.pc_ip}/{c.prefix_len}", "dev", PC_IF],
+            ["ip", "-n", pc, "link", "set", PC_IF, "up"],
+            ["ip", "-n", dut, "link", "add", BRIDGE, "type", "bridge", "stp_state", "0", "forward_delay", "0"],
+            ["ip", "-n", dut, "tuntap", "add", "dev", TAP, "mode", "tap"],
+            ["ip", "-n", dut, "link", "set", TAP, "master", BRIDGE],
+            ["ip", "-n", dut, "link", "set", DUT_IF, "master", BRIDGE],
+            ["ip", "-n", dut, "link", "set", TAP, "up"],
+            ["ip", "-n", dut, "link", "set", DUT_IF, "up"],
+            ["ip", "-n", dut, "link", "set", BRIDGE, "up"],
+        ]
+        try:
+            for step in steps:
+                _run(step)
+        except BenchError:
+            self.destroy()
+            raise
+
+    def shape(self, shaping: TbfShaping) -> None:
+        """Shapes both directions of the PC<->DUT link.
+
+        gso_max_segs 1 makes the PC's stack hand the link single frames, as a NIC does after
+        segmentation offload, so tbf charges the per-frame overhead for every frame (with GSO
+        packets it would charge it once per burst of segments and overstate the goodput).
+        """
+        for ns, dev in ((self.pc_ns, PC_IF), (self.dut_ns, DUT_IF)):
+            _run(["ip", "-n", ns, "link", "set", "dev", dev, "gso_max_segs", "1"])
+            _run(["ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev, "root", *shaping.tc_args()])
+        self.shaping = shaping
+
+    def unshape(self) -> None:
+        """Removes the shaping: the link runs as fast as the host can move frames."""
+        for ns, dev in ((self.pc_ns, PC_IF), (self.dut_ns, DUT_IF)):
+            _run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"], check=False)
+            _run(["ip", "-n", ns, "link", "set", "dev", dev, "gso_max_segs", str(GSO_MAX_SEGS_DEFAULT)])
+        self.shaping = None
+
+    def inject_loss(self, loss_pct: float) -> None:
+        """Drops loss_pct % of the frames crossing the DUT's bridge, both ways (nftables)."""
+        per_10k = round(loss_pct * 100)
+        if per_10k <= 0:
+            return
+        ruleset = (
+            "table bridge hil_loss {\n"
+            "  chain forward {\n"
+            "    type filter hook forward priority 0; policy accept;\n"
+            f"    numgen random mod 10000 < {per_10k} counter drop\n"
+            "  }\n"
+            "}\n"
+        )
+        proc = subprocess.run(
+            [*self.exec_prefix(self.dut_ns), "nft", "-f", "-"],
+            input=ruleset,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise BenchError(f"cannot inject {loss_pct} % loss with nftables: {proc.stderr.strip() or proc.returncode}")
+
+    def loss_counter(self) -> int | None:
+        """Frames dropped so far by the injected loss (None when no loss is injected)."""
+        argv = [*self.exec_prefix(self.dut_ns), "nft", "list", "table", "bridge", "hil_loss"]
+        out = subprocess.run(argv, capture_output=True, text=True, check=False)
+        m = re.search(r"counter packets (\d+)", out.stdout)
+        return int(m.group(1)) if out.returncode == 0 and m else None
+
+    def exec_prefix(self, ns: str) -> list[str]:
+        return ["ip", "netns", "exec", ns]
+
+    def destroy(self) -> None:
+        for ns in (self.pc_ns, self.dut_ns):
+            if ns in list_namespaces():
+                delete_namespace(ns)

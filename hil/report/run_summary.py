@@ -1,0 +1,54 @@
+"""The run's summary when a session ends (fixtures/report.py calls it): the latest record of
+every case against its criteria, compared with an earlier run from the history."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from hil.report.allure_results import write_summary_result
+from hil.report.history import MetricsHistory, RunNumbers
+from hil.report.summary import FAILED, REGRESSED, headline, summary_rows, to_csv, to_html
+from hil.results.recorder import Recorder
+
+
+def write_run_summary(
+    recorder: Recorder, dut: str, profile: str, history: MetricsHistory, compare_run: str | None,
+    allure_dir: Path | None, started: float,
+) -> Path:  # fmt: skip
+    """The run's summary (every case and metric against its criterion, and the change against the
+    latest earlier run of the same DUT and profile, or `compare_run`) as CSV and HTML beside the
+    results and as an Allure result of its own; the run's numbers join the history. Returns the HTML."""
+    records = recorder.latest()
+    current_rows = summary_rows(records)
+    numbers = RunNumbers(
+        recorder.run_id, time.strftime("%Y-%m-%dT%H:%M:%S%z"), dut, profile, {r.key: r.value for r in current_rows}
+    )
+    base = history.compare_with(numbers, compare_run)
+    rows = summary_rows(records, base.values if base is not None else None)
+    history.add(numbers)
+    compared = f"{base.run} ({base.time})" if base is not None else None
+    title = f"Run summary {recorder.run_id}, DUT {dut}, profile {profile}: {headline(rows, compared)}"
+    out = recorder.results_dir
+    (out / "summary.csv").write_text(to_csv(rows))
+    (out / "summary.html").write_text(to_html(rows, title, sortable=True))
+    if allure_dir is None:
+        return out / "summary.html"
+    missed = [f"{r.key} {r.value:g} {r.unit} (criterion {r.criterion})" for r in rows if r.verdict == FAILED]
+    missed += [
+        f"{r.key} {r.value:g} {r.unit} regressed (baseline {r.baseline:g}, limit {r.baseline_limit:g})"
+        for r in rows
+        if r.verdict == REGRESSED and r.baseline is not None and r.baseline_limit is not None
+    ]
+    write_summary_result(
+        allure_dir,
+        title=title,
+        failed=bool(missed),
+        dut=dut,
+        table_html=to_html(rows, title, sortable=False),
+        table_csv=to_csv(rows),
+        start_ms=int(started * 1000),
+        stop_ms=int(time.time() * 1000),
+        message=("missed: " + "; ".join(missed)) if missed else None,
+    )
+    return out / "summary.html"

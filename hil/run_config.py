@@ -1,0 +1,129 @@
+"""A run's configuration from its command line, checked before any bench comes up: the bench
+file and its DUT (with a labgrid place applied), the threshold profile against what the scenarios
+record, the secrets and the firmware image, the run profile with its overrides, the --baseline
+run. Every problem is one ConfigError (or ValueError) line naming the file, option and key."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from hil.config.errors import ConfigError, from_validation
+from hil.config.sections import DutBase
+from hil.config.thresholds import ThresholdProfile, load_thresholds, profile_path
+from hil.console.dialects.registry import dialect_info
+from hil.dut.bench_file import DEFAULT_BENCH_FILE, BenchConfig, load_bench
+from hil.dut.images import check_image_file
+from hil.results.baseline import Baseline, load_baseline
+from hil.run_options import swept_axes
+from hil.scenarios.catalog import check_thresholds, with_family_defaults
+from hil.scenarios.contract import BenchFacts
+from hil.scenarios.profiles import PROFILES, Profile
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    bench: BenchConfig
+    dut: DutBase
+    thresholds: ThresholdProfile
+    profile: Profile
+    baseline: Baseline | None
+
+
+def load_run(opt: object) -> RunConfig:
+    """The run's configuration from pytest's options (`config.option`); ConfigError or ValueError
+    on the first problem."""
+    if opt.repeat is not None and opt.repeat < 1:  # type: ignore[attr-defined]
+        raise ValueError(f"--repeat must be at least 1 (got {opt.repeat})")  # type: ignore[attr-defined]
+    for name in ("duration", "stream_duration"):
+        value = getattr(opt, name)
+        if value is not None and value <= 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be positive (got {value:g})")
+    bench_path: Path = opt.bench or DEFAULT_BENCH_FILE  # type: ignore[attr-defined]
+    bench = load_bench(bench_path)
+    names = [d.name for d in bench.duts]
+    wanted = opt.dut_name  # type: ignore[attr-defined]
+    if wanted is not None and wanted not in names:
+        raise ConfigError(f"{bench_path}: no DUT named {wanted!r} (bench has: {', '.join(names)})")
+    dut = with_labgrid(next(d for d in bench.duts if wanted in (None, d.name)), opt)
+    thresholds_path = opt.thresholds or profile_path(dut.thresholds)  # type: ignore[attr-defined]
+    thresholds = load_thresholds(thresholds_path)
+    check_thresholds(thresholds, thresholds_path)
+    if not opt.collectonly:  # type: ignore[attr-defined]  # secrets are needed to run, not to list the tests
+        for secret in bench.secrets:
+            secret.value()
+        dut.check_secrets()
+        if dut.firmware.image is not None and dut.IMAGE_FORMAT is not None:  # before a bench comes up
+            check_image_file(dut.firmware.image, dut.IMAGE_FORMAT, f"{bench_path}: DUT {dut.name}: firmware.image")
+    thresholds = with_family_defaults(thresholds)
+    profile = profile_from_options(opt)
+    baseline = _baseline(opt.baseline, dut.name, opt.profile, thresholds)  # type: ignore[attr-defined]
+    return RunConfig(bench, dut, thresholds, profile, baseline)
+
+
+def profile_from_options(opt: object) -> Profile:
+    """The run profile with the command line's overrides applied (each sweep family's axis option)."""
+    profile = PROFILES[opt.profile]  # type: ignore[attr-defined]
+    changes: dict[str, object] = {}
+    if opt.stream_duration:  # type: ignore[attr-defined]
+        changes["stream_duration_s"] = opt.stream_duration  # type: ignore[attr-defined]
+    sweeps = {axis.field: axis.parse(text) for axis in swept_axes() if (text := getattr(opt, axis.field, None))}
+    if sweeps:
+        changes["sweeps"] = sweeps
+    return dataclasses.replace(profile, **changes)  # type: ignore[arg-type]
+
+
+def with_labgrid(dut: DutBase, opt: object) -> DutBase:
+    """The DUT with --labgrid-place / --labgrid-wait applied, and its coordinator resolved (the
+    bench file's, else $LG_COORDINATOR): one line when there is none."""
+    place, wait = opt.labgrid_place, opt.labgrid_wait  # type: ignore[attr-defined]
+    if wait is not None and wait < 0:
+        raise ConfigError(f"--labgrid-wait must be 0 or more seconds (got {wait:g})")
+    if place is None and dut.labgrid is None:
+        if wait is not None:
+            raise ConfigError("--labgrid-wait is for a DUT reserved through a labgrid place (--labgrid-place)")
+        return dut
+    section = dut.labgrid.model_dump() if dut.labgrid is not None else {}
+    section |= {k: v for k, v in (("place", place), ("wait_s", wait)) if v is not None}
+    section["coordinator"] = section.get("coordinator") or os.environ.get("LG_COORDINATOR")
+    if not section["coordinator"]:
+        raise ConfigError(
+            f"DUT {dut.name}: labgrid place {section['place']}: no coordinator (labgrid.coordinator in the "
+            "bench file, or LG_COORDINATOR=HOST:PORT)"
+        )
+    data = dut.model_dump(exclude_unset=True) | {"labgrid": section}
+    try:
+        return type(dut).model_validate(data)
+    except ValidationError as exc:
+        raise from_validation(Path(f"DUT {dut.name} with --labgrid-place"), exc) from None
+
+
+def _baseline(path: Path | None, dut: str, profile: str, thresholds: ThresholdProfile) -> Baseline | None:
+    """The --baseline run, checked against this run before any test: the same DUT and profile,
+    and a threshold profile that says how much worse a case may be."""
+    if path is None:
+        return None
+    base = load_baseline(path)
+    if base.dut != dut:
+        raise ConfigError(f"--baseline {path}: measured on DUT {base.dut!r}, this run tests {dut!r}")
+    if base.profile and base.profile != profile:
+        raise ConfigError(f"--baseline {path}: measured with --profile {base.profile}, this run uses {profile}")
+    if not thresholds.regression:
+        raise ConfigError(
+            f"--baseline {path}: threshold profile {thresholds.profile!r} has no `regression:` section "
+            "(per scenario or `default`: floor_pct, floor_abs, k_sd): the gate needs its tolerances"
+        )
+    return base
+
+
+def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
+    """What the scenario contract needs of the bench to make its cases (no bench comes up)."""
+    if dut is None:
+        return BenchFacts(profile)
+    window, mss = dut.ladders()
+    dialect = dialect_info(dut.console.dialect) if dut.HAS_CONSOLE else None
+    return BenchFacts(profile, dut.in_path, dialect, dut.kind, tuple(window), tuple(mss))

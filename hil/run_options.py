@@ -1,0 +1,113 @@
+"""The suite's command-line options (the pytest layer registers them: fixtures/options.py) and
+the checks of their values that argparse runs (one line naming the option and the problem)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from hil.dut.bench_file import DEFAULT_BENCH_FILE
+from hil.paths import PROJECT_ROOT
+from hil.scenarios.contract import families
+from hil.scenarios.profiles import PROFILES
+
+DEFAULT_RESULTS_DIR = PROJECT_ROOT / "results"
+
+
+def swept_axes() -> list:  # type: ignore[type-arg]
+    """Every sweep family's axis: its points per profile and the option overriding them."""
+    return [axis for f in families() if (axis := getattr(f, "axis", None)) is not None]
+
+
+def add_options(add: Callable[..., object]) -> None:
+    """Registers every option through `add` (argparse's / pytest's addoption)."""
+    add("--bench", type=Path, default=None, help=f"bench file (default: {DEFAULT_BENCH_FILE})")
+    add("--dut-name", default=None, help="DUT of the bench file to test (default: the first)")
+    add("--thresholds", type=Path, default=None, help="threshold file (default: the DUT's profile)")
+    add(
+        "--profile",
+        choices=sorted(PROFILES),
+        default="full",
+        help="quick: the whole matrix in minutes (CI); full: the seeds' durations and points (default)",
+    )
+    add("--repeat", type=int, default=None, help="repetitions per case, median asserted (default: profile)")
+    add("--duration", type=float, default=None, help="seconds per traffic test (default: profile)")
+    add("--stream-duration", type=float, default=None, help="seconds per stress stream run (default: profile)")
+    for axis in swept_axes():  # each sweep family's points, overridden on the command line
+        # argparse formats help with %: a family's own "%" must reach it doubled
+        help_text = axis.help.replace("%", "%%")
+        add(axis.option, dest=axis.field, default=None, help=f"{help_text} (default: profile)")
+    add("--results-dir", type=results_dir, default=DEFAULT_RESULTS_DIR, help="where results.jsonl and logs go")
+    add(
+        "--bench-fault",
+        dest="bench_fault",
+        choices=("fail", "xfail"),
+        default="fail",
+        help="a case whose only problem is the bench (a traffic generator below its offered rate, or a "
+        "DUT emulated on the bench PC that missed a threshold while it waited for a host core): fail it "
+        "(default: the main job, real benches), or xfail it with the reason (self-test runs, whose gate "
+        "must not depend on how busy the machine is)",
+    )
+    add(
+        "--confirm-misses",
+        action="store_true",
+        default=False,
+        help="a case that misses a threshold on a DUT running on the bench PC (virtual, QEMU, a bridge in the "
+        "path) is measured once more: confirmed, it fails as the DUT's with both trials; not reproduced, it "
+        "is a bench fault (the host's load set the first trial); both trials are recorded (self-test runs)",
+    )
+    add(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="regression gate: the results.jsonl of a known-good run (its latest run; FILE@RUN for another) or "
+        "a baseline made from it (python -m hil.results.baseline); a case whose median is worse than the "
+        "baseline's by more than its scenario's tolerance (threshold profile, `regression:`) fails as a regression",
+    )
+    add(
+        "--labgrid-place",
+        default=None,
+        metavar="NAME",
+        help="reserve the DUT through this labgrid place (its console, bench NIC and probe from the place's "
+        "resources; the coordinator from the bench file's labgrid.coordinator or $LG_COORDINATOR)",
+    )
+    add(
+        "--labgrid-wait",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait for a labgrid place another run holds (default: the bench file's, else 600)",
+    )
+    add(
+        "--inject-dut-kill",
+        default=None,
+        metavar="CASE@SECONDS",
+        help="fault injection: kill the DUT SECONDS into the first test whose id contains CASE",
+    )
+    add(
+        "--compare-run",
+        default=None,
+        metavar="RUN_ID",
+        help="the run the summary's change column compares with (a run id of <results-dir>/history/"
+        "metrics.jsonl, e.g. a baseline run); default: the latest earlier run of the same DUT and profile",
+    )
+
+
+def results_dir(text: str) -> Path:
+    """--results-dir: a folder, made if missing; a file or a place no folder can be made is one line."""
+    path = Path(text)
+    for part in (path, *path.parents):
+        if part.exists() and not part.is_dir():
+            raise argparse.ArgumentTypeError(f"{text}: {part} is a file, not a folder")
+        if part.exists():
+            break
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text}: cannot make the folder: {exc.strerror}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text}: the folder is not writable")
+    return path

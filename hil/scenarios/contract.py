@@ -1,0 +1,165 @@
+"""The one contract every scenario family keeps, and the registry the families join.
+
+A family declares its cases for a bench (`Family.cases`: ids `<scenario>/<case>`, what each case
+needs of the DUT's console and of the topology, whether it flashes its own builds) and runs one
+case into records (`Family.run`: measure -> record -> check, hil.scenarios.sweep). It also says
+what its scenarios record (`shapes`: the threshold catalogue, hil.scenarios.catalog), its default
+limits (a bench's threshold file only overrides them), its pytest marker and the command-line
+axis options that override its points. A family registers itself where it is defined
+(`@register` or `register(...)` in a module of hil/scenarios/families/); `families()` finds every
+module there, so a new family is one file: no list to extend.
+
+Which cases a bench cannot run is the contract's too (`why_not`): a case is collected and
+skipped with the reason, never silently left out.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, runtime_checkable
+
+from hil.scenarios.profiles import Profile
+
+if TYPE_CHECKING:
+    from hil.console.dialects.capabilities import DialectInfo
+    from hil.scenarios.metrics import ScenarioShape
+    from hil.session import HilContext
+
+Topology = Literal["any", "endpoint", "in_path"]
+
+# why a case whose traffic ends on the DUT's console does not run against a DUT in the path
+IN_PATH_SKIP = (
+    "the DUT forwards traffic between the PC and the peer: its own TCP_WND/TCP_MSS builds take no part in it "
+    "(endpoint DUTs only)"
+)
+IN_PATH_ONLY = "the reconnection case takes the link beside a DUT in the path down and up (role in_path)"
+
+
+@dataclass(frozen=True)
+class BenchFacts:
+    """What the contract knows of the bench when it makes the cases (before any bench comes up):
+    the run profile and the bench file's DUT."""
+
+    profile: Profile
+    in_path: bool = False
+    dialect: DialectInfo | None = None  # the DUT's console dialect (None: no console)
+    kind: str = ""  # the DUT kind (a name for messages)
+    window_ladder: tuple[tuple[str, int], ...] = ()  # (build configuration, TCP_WND in segments)
+    mss_builds: tuple[tuple[str, int], ...] = ()  # (build configuration, TCP_MSS)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a family: its id (`<scenario>/<case>`, as the threshold profile keys it) and
+    what the family needs to run it (`point`)."""
+
+    family: Family
+    id: str
+    point: object = None
+    needs: frozenset[str] = frozenset()  # what the case needs of the DUT's console beyond its iperf
+    topology: Topology = "any"  # endpoint: traffic ends on the DUT; in_path: the DUT forwards
+    own_builds: bool = False  # flashes its own build configurations (not run once per config)
+    skip: str | None = None  # the family's own reason it cannot run here (e.g. no builds declared)
+
+    def __repr__(self) -> str:  # what pytest and Allure show as the case's parameter
+        return self.id
+
+    def run(self, hil: HilContext) -> None:
+        self.family.run(hil, self)
+
+
+@runtime_checkable
+class Family(Protocol):
+    """A scenario family as the suite runs it."""
+
+    name: str  # what the report calls it (the Allure feature)
+    marker: str  # the pytest marker selecting its cases (-m <marker>)
+    marker_doc: str
+    shapes: tuple[ScenarioShape, ...]  # its scenarios' case ids and metrics (the threshold catalogue)
+
+    def cases(self, bench: BenchFacts) -> list[Case]: ...
+
+    def run(self, hil: HilContext, case: Case) -> None: ...
+
+
+_FAMILIES: list[Family] = []
+_DISCOVERED = False
+
+
+F = TypeVar("F")
+
+
+def register(family: F) -> F:
+    """Adds a family to the registry (a decorator on a class registers an instance of it)."""
+    instance: Family = family() if isinstance(family, type) else family  # type: ignore[assignment]
+    if any(f.name == instance.name for f in _FAMILIES):
+        raise ValueError(f"scenario family {instance.name!r} registered twice")
+    _FAMILIES.append(instance)
+    return family
+
+
+def families() -> tuple[Family, ...]:
+    """Every registered family, in the order of their modules in hil/scenarios/families/."""
+    global _DISCOVERED
+    if not _DISCOVERED:
+        from hil.scenarios import families as package
+
+        for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
+            importlib.import_module(f"{package.__name__}.{module}")
+        _DISCOVERED = True
+    return tuple(_FAMILIES)
+
+
+def default_limits() -> dict[str, dict[str, dict[str, float]]]:
+    """Every family's default limits (scenario -> case -> bounds)."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for fam in families():
+        for scenario, cases in getattr(fam, "default_limits", {}).items():
+            out.setdefault(scenario, {}).update({case: dict(bounds) for case, bounds in cases.items()})
+    return out
+
+
+def record_keys(case: Case, bench: BenchFacts) -> list[tuple[str, str]]:
+    """The (scenario, case) threshold keys a case records under: its id's, unless its family
+    says otherwise (`Family.record_keys`: e.g. one record per direction of a bidirectional case)."""
+    own = getattr(case.family, "record_keys", None)
+    if own is not None:
+        return list(own(case, bench))
+    scenario, _, key = case.id.partition("/")
+    return [(scenario, key)]
+
+
+def why_not(case: Case, bench: BenchFacts) -> str | None:
+    """Why the bench cannot run a case (the skip reason), None when it can."""
+    if case.skip is not None:
+        return case.skip
+    if case.topology == "in_path" and not bench.in_path:
+        return IN_PATH_ONLY
+    if case.topology == "endpoint" and bench.in_path:
+        return IN_PATH_SKIP
+    if not bench.in_path and bench.dialect is not None:
+        return bench.dialect.not_applicable(case.needs)
+    return None
+
+
+@dataclass(frozen=True)
+class Collected:
+    case: Case
+    skip: str | None  # the contract's reason the bench cannot run it
+    markers: tuple[str, ...] = field(default=())
+
+
+def collect(bench: BenchFacts) -> list[Collected]:
+    """Every case of every family on a bench, in run order, with its skip reason and markers."""
+    out: list[Collected] = []
+    for fam in families():
+        for case in fam.cases(bench):
+            markers = [fam.marker]
+            if case.topology == "endpoint":
+                markers.append("dut_endpoint")
+            if case.own_builds:
+                markers.append("own_builds")
+            out.append(Collected(case, why_not(case, bench), tuple(markers)))
+    return out

@@ -1,0 +1,116 @@
+"""Reconnection (the thesis's undock/redock): with a DUT in the path, the link on one side of it
+goes down for a second and comes back while a TCP stream PC -> peer and a 20 Hz ping run through
+it; recorded: how long after the link is back ping answers again and the stream is back at 90 %
+of the link's theoretical goodput (iperf 3's 0.1 s intervals). The link is restored whatever
+happens; the DUT must forward afterwards (the next case's forwarding check, and this one's)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from typing import TYPE_CHECKING
+
+import allure
+
+from hil.checks import criteria
+from hil.errors import BenchError, DutError
+from hil.results.recorder import make_record
+from hil.scenarios.contract import BenchFacts, Case, register
+from hil.scenarios.metrics import RECONNECT, ScenarioShape
+from hil.scenarios.recovery import back_at_rate, first_after, intervals_from_iperf3, reply_times
+from hil.scenarios.sweep import attach_text, check
+from hil.stats import summarize
+from hil.theory import tcp_goodput_mbps
+from hil.tools.iperf3 import Iperf3ClientArgs
+from hil.tools.iperf3 import run_client as run_iperf3_client
+from hil.tools.ping import ping_argv
+
+if TYPE_CHECKING:
+    from hil.session import HilContext
+
+BEFORE_S, DOWN_S, AFTER_S = 2.0, 1.0, 5.0  # the stream's time before, during and after the outage
+BACK_AT_PCT = 90.0  # "back at rate": this share of the link's theoretical TCP goodput
+PORT = 5003
+
+
+@register
+class Reconnection:
+    name = "reconnection (undock / redock)"
+    marker = "reconnect"
+    marker_doc = "a link beside a DUT in the path down and up while traffic runs"
+    shapes = (ScenarioShape("reconnect", r"(?:pc|peer)_side", RECONNECT, "pc_side"),)
+
+    def cases(self, bench: BenchFacts) -> list[Case]:
+        return [Case(self, f"reconnect/{side}_side", side, topology="in_path") for side in ("pc", "peer")]
+
+    def run(self, hil: HilContext, case: Case) -> None:
+        reconnection(hil, str(case.point))
+
+
+def reconnection(hil: HilContext, side: str) -> None:
+    allure.dynamic.feature("reconnection (undock / redock)")
+    allure.dynamic.story(f"reconnect {side} side")
+    topo, far = hil.topology, hil.far_end
+    scenario, case = "reconnect", f"{side}_side"
+    limits = hil.thresholds.limits(scenario, case)  # no limits: an error before the link is touched
+    total_s = BEFORE_S + DOWN_S + AFTER_S
+    target = tcp_goodput_mbps(hil.link_mbit, 1460) * BACK_AT_PCT / 100
+    pc = hil.pc_side.netns_prefix
+    args = Iperf3ClientArgs(host=far.ip, port=PORT, duration_s=total_s, interval_s=0.1,
+                            congestion=hil.pc_side.tcp_congestion)  # fmt: skip
+    ping_args = ping_argv(pc, far.ip, interval_s=0.05, deadline_s=total_s + 1, timestamps=True)
+    runs: list[tuple[object, str]] = []
+    with far.iperf3_server(PORT, "reconnect"):
+        ping = subprocess.Popen(ping_args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            started = time.time()
+            client = threading.Thread(target=lambda: runs.append(run_iperf3_client(pc, args, total_s * 2 + 30)))
+            client.start()
+            time.sleep(BEFORE_S)
+            down_at = time.time()
+            topo.set_carrier(side, False)  # type: ignore[attr-defined]
+            try:
+                time.sleep(DOWN_S)
+            finally:
+                topo.set_carrier(side, True)  # type: ignore[attr-defined]
+            up_at = time.time()
+            client.join(timeout=total_s * 2 + 30)
+            ping_out, _ = ping.communicate(timeout=total_s + 15)
+        finally:
+            if ping.poll() is None:
+                ping.kill()
+                ping.wait()
+    if not runs:
+        raise BenchError("the iperf 3 client of the reconnection case did not finish")
+    _, text = runs[0]
+    attach_text("ping PC -> peer (-D: wall-clock times)", ping_out)
+    attach_text("iperf 3 client JSON", text)
+    replies = reply_times(ping_out)
+    ping_back = first_after(replies, up_at)
+    stream_back = back_at_rate(intervals_from_iperf3(json.loads(text), started), up_at, target)
+    if ping_back is None:
+        raise DutError(f"ping PC -> peer never answered again after the {side}-side link came back")
+    ping_ms = (ping_back - up_at) * 1000
+    stream_ms = (stream_back - up_at) * 1000 if stream_back is not None else float("inf")
+    rec = make_record(scenario, case, hil.dut.config.name, summarize([stream_ms]), None, unit="ms")
+    rec.measured.update(ping_recovery_ms=round(ping_ms, 1), tcp_recovery_ms=round(stream_ms, 1))
+    rec.extra.update(
+        down_s=round(up_at - down_at, 3), back_at_mbps=round(target, 3), side=side,
+        replies_before=sum(t < down_at for t in replies), replies_after=sum(t >= up_at for t in replies),
+    )  # fmt: skip
+    rec.traffic_s = round(time.time() - started, 3)
+    hil.recorder.record(rec, started, time.time())
+    attach_text(
+        "recovery",
+        f"{side}-side link down {up_at - down_at:.3f} s, {BEFORE_S:g} s into a {total_s:g} s TCP stream PC -> peer\n"
+        f"ping answered again {ping_ms:.0f} ms after the link came back\n"
+        f"the stream was back at {target:.2f} Mbit/s ({BACK_AT_PCT:g} % of theory) "
+        + (f"{stream_ms:.0f} ms after it" if stream_back is not None else "never within the test"),
+    )
+    allure.dynamic.title(
+        f"reconnect/{case}: link down {up_at - down_at:.1f} s; ping back after {ping_ms:.0f} ms, TCP back at "
+        f"{BACK_AT_PCT:g} % after {stream_ms:.0f} ms; {criteria(rec.metrics(), limits)}"
+    )
+    check(hil, scenario, [rec])

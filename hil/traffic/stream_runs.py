@@ -1,0 +1,121 @@
+"""The stress profiles' streams run between the PC and the far end (the far end's `streams`
+operation, hil.traffic.far_end): with a DUT that ends the traffic, the firmware's `stream`
+command sends and counts the DUT's streams and a paced stream peer on the PC the PC's; with a DUT
+in the path, a stream peer on each host (the peer host's over SSH too). Each returns every
+stream's sender and receiver reports and the raw evidence."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hil.console.driver import ConsoleDriver
+from hil.errors import DutError
+from hil.numbers import COUNT, checked_int
+from hil.tools.ping import answers_ping
+from hil.traffic.endpoints import HostEndpoint
+from hil.traffic.streams import StreamPeerRun, StreamProfile, StreamSpec
+
+STREAM_LINE = re.compile(r"^STREAM id=(\d+) (.*)$")
+LOSS_LINE = re.compile(r"^STREAMLOSS id=(\d+) burst=(\d+) lost=(\d+)")
+WORD_FIELDS = ("dir", "status")  # a STREAM line's fields that are words, not counts
+
+Ends = dict[int, tuple[dict, dict]]  # stream id -> (its sender's report, its receiver's report)
+
+
+def fields(text: str, line: str) -> dict[str, int | str]:
+    """A STREAM line's `key=value` fields: the words (dir=rx) as they are, every count checked
+    (hil.numbers: a malformed or implausible count is the DUT's fault, quoting the line)."""
+    out: dict[str, int | str] = {}
+    for key, value in (t.split("=", 1) for t in text.split() if "=" in t):
+        out[key] = value if key in WORD_FIELDS else checked_int(value, COUNT, what=key, line=line)
+    return out
+
+
+def stream_config(send_to: str, duration_s: float, send: list[StreamSpec], receive: list[StreamSpec]) -> dict:
+    return {
+        "send_to": send_to,
+        "duration_s": duration_s,
+        "linger_s": 1.5,
+        "send": [s.model_dump() for s in send],
+        "receive": [s.model_dump() for s in receive],
+    }
+
+
+def host_peer(host: HostEndpoint, to: str, profile: StreamProfile, duration_s: float, sends: str) -> StreamPeerRun:
+    """A host's stream peer: it sends the profile's `sends` streams to `to` and receives the others."""
+    send = [s for s in profile.streams if s.direction == sends]
+    receive = [s for s in profile.streams if s.direction != sends]
+    return StreamPeerRun(host.name, host.netns_prefix, host.python, stream_config(to, duration_s, send, receive))
+
+
+def _configure_console(console: ConsoleDriver, pc_ip: str, profile: StreamProfile) -> None:
+    console.run_ok("stream clear")
+    for s in profile.streams:
+        if s.direction == "dut_tx":
+            line = f"stream add tx {s.id} {pc_ip} {s.port} {s.size} {s.burst} {s.period_ms} {s.gap_us}"
+        else:
+            line = f"stream add rx {s.id} {s.port} {s.size} {s.burst} {s.period_ms} {s.threshold_ms}"
+        console.run_ok(line)
+
+
+def streams_with_console(
+    console: ConsoleDriver, dut_ip: str, pc: HostEndpoint, profile: StreamProfile, duration_s: float
+) -> tuple[Ends, dict[str, str]]:
+    """The DUT's console sends and counts its streams, the PC's peer the PC's. Both know each
+    other's address before the first burst (the PC pings the DUT, whose lwIP learns the PC's from
+    the ARP request): a DUT that had to resolve the PC first holds at most ARP_QUEUE_LEN datagrams
+    of its first burst and drops the rest, a start-up effect, not the path's loss."""
+    _configure_console(console, pc.ip, profile)
+    answers_ping(pc.netns_prefix, dut_ip)
+    with host_peer(pc, dut_ip, profile, duration_s, sends="dut_rx") as pc_peer:
+        console.send(f"stream start {duration_s:g}")
+        console.wait_text(r"streams running", timeout_s=10)
+        pc_peer.go()
+        reply = console.wait_final("stream", timeout_s=duration_s + 30)
+        if not reply.final.ok or reply.final.fields.get("status") != "ok":
+            raise DutError(f"DUT streams ended with {reply.final.reason or reply.final.fields}")
+        pc_result = pc_peer.result(timeout_s=30)
+    dut: dict[str, dict] = {}
+    for line in reply.output:
+        if m := STREAM_LINE.match(line):
+            dut.setdefault(m.group(1), {"losses": {}}).update(fields(m.group(2), line))
+        elif m := LOSS_LINE.match(line):
+            lost = checked_int(m.group(3), COUNT, what="lost", line=line)
+            dut.setdefault(m.group(1), {"losses": {}})["losses"][m.group(2)] = lost
+    ends = {}
+    for s in profile.streams:
+        sid = str(s.id)
+        try:
+            ends[s.id] = (dut[sid], pc_result[sid]) if s.direction == "dut_tx" else (pc_result[sid], dut[sid])
+        except KeyError:
+            raise DutError(f"stream {s.id}: no report from the DUT's console or the PC's peer") from None
+    evidence = {
+        "DUT console (stream)": "\n".join(reply.output),
+        "PC stream peer result": json.dumps(pc_result, indent=1),
+    }
+    return ends, evidence
+
+
+def streams_between_hosts(
+    pc: HostEndpoint, far: HostEndpoint, profile: StreamProfile, duration_s: float
+) -> tuple[Ends, dict[str, str]]:
+    """A DUT in the path: the PC's peer sends the downlink streams (dut_rx) to the peer host, the
+    peer host's the uplink streams (dut_tx) to the PC; the DUT only forwards."""
+    with (
+        host_peer(pc, far.ip, profile, duration_s, sends="dut_rx") as pc_peer,
+        host_peer(far, pc.ip, profile, duration_s, sends="dut_tx") as far_peer,
+    ):
+        pc_peer.go()
+        far_peer.go()
+        pc_result = pc_peer.result(timeout_s=duration_s + 30)
+        peer = far_peer.result(timeout_s=30)
+    ends = {}
+    for s in profile.streams:
+        sid = str(s.id)
+        ends[s.id] = (peer[sid], pc_result[sid]) if s.direction == "dut_tx" else (pc_result[sid], peer[sid])
+    evidence = {
+        "PC stream peer result": json.dumps(pc_result, indent=1),
+        f"{far.name} stream peer result": json.dumps(peer, indent=1),
+    }
+    return ends, evidence
