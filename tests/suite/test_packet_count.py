@@ -1,0 +1,61 @@
+"""The exact-count family (hil/scenarios/families/packet_count.py, seed 003): its cases come from
+the registry with no threshold file naming them (the family's default limits), and it counts what
+a lossy link drops: the same cases pass on the clean virtual link and fail on one that drops 2 %
+of the frames, naming the datagrams lost."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hil.config.thresholds import load_thresholds, profile_path
+from hil.scenarios.catalog import with_family_defaults
+from hil.scenarios.contract import BenchFacts, collect
+from hil.scenarios.families.packet_count import numbered
+from hil.scenarios.profiles import PROFILES
+from hil.traffic.roles import TrafficResult, TrafficSpec
+from tests.support.child_suite import run_suite
+
+COUNT = ("tests/hil", "-m", "count")
+
+
+@pytest.mark.selftest
+def test_cases_and_limits_come_from_the_family_alone() -> None:
+    quick = [c.case.id for c in collect(BenchFacts(PROFILES["quick"])) if c.case.family.marker == "count"]
+    assert quick == ["count/dut_rx-ip100", "count/dut_rx-ip1500", "count/dut_tx-ip100", "count/dut_tx-ip1500"]
+    full = [c.case for c in collect(BenchFacts(PROFILES["full"], in_path=True)) if c.case.family.marker == "count"]
+    assert [c.id for c in full][:4] == [f"count/downlink-ip{n}" for n in (100, 500, 1000, 1500)]
+    assert all(c.point.packets == 10_000 for c in full)  # type: ignore[attr-defined]  # the study's count
+    for name in ("virtual-100m", "qemu-50m", "bridge-virtual", "esp32-wifi"):
+        profile = load_thresholds(profile_path(name))
+        assert "count" not in profile.scenarios  # no threshold file names the family ...
+        assert with_family_defaults(profile).limits("count", "dut_rx-ip100").max_lost == 0  # ... its default holds
+
+
+@pytest.mark.selftest
+def test_iperf2s_closing_datagram_is_not_a_packet_sent() -> None:
+    spec = TrafficSpec("udp", "dut_tx", 1.0, length=72, rate_mbps=1.0)
+    for counted, want in ((1000, 1000), (1001, 1000), (999, 999), (1002, 1002)):
+        assert numbered(TrafficResult(spec, 1.0, 1.0, datagrams=counted), 1000) == want
+
+
+@pytest.mark.virtual_bench
+@pytest.mark.slow
+def test_the_count_passes_on_a_clean_link_and_fails_on_a_lossy_one(tmp_path: Path) -> None:
+    clean = run_suite(tmp_path / "clean", "--profile", "quick", "-k", "ip1500", tests=COUNT)
+    assert clean.returncode == 0, clean.stdout[-3000:]
+    bench = tmp_path / "lossy.yaml"
+    bench.write_text(
+        "duts:\n  - name: lossy\n    kind: virtual\n    thresholds: virtual-100m\n    link: {loss_pct: 2}\n"
+    )
+    lossy = run_suite(tmp_path / "lossy", "--profile", "quick", "-k", "ip1500", "--bench", str(bench), tests=COUNT)
+    assert lossy.returncode == 1, lossy.stdout[-3000:]  # the DUT's path lost datagrams: a failure, not a bench fault
+    records = [json.loads(line) for line in (tmp_path / "lossy" / "results.jsonl").read_text().splitlines()]
+    lost = {r["case"]: r["measured"]["lost"] for r in records if r.get("scenario") == "count" and "measured" in r}
+    # 2 % of 1000 frames each way, counted exactly (binomial: 5..45 lost in all but 1e-6 of runs)
+    assert set(lost) == {"dut_rx-ip1500", "dut_tx-ip1500"} and all(5 <= n <= 45 for n in lost.values()), lost
+    assert re.search(r"count/dut_rx-ip1500 .* below threshold", lossy.stdout), lossy.stdout[-3000:]
+    print(f"lost on a 2 % lossy link, of 1000 each: {lost}")
