@@ -17,6 +17,7 @@ from hil.config.sections import DutBase
 from hil.config.thresholds import ThresholdProfile, load_thresholds, profile_path
 from hil.console.dialects.registry import dialect_info
 from hil.dut.bench_file import DEFAULT_BENCH_FILE, BenchConfig, load_bench
+from hil.dut.fault_injection import parse_kill
 from hil.dut.images import check_image_file
 from hil.results.baseline import Baseline, load_baseline
 from hil.run_options import swept_axes
@@ -43,6 +44,8 @@ def load_run(opt: object) -> RunConfig:
         value = getattr(opt, name)
         if value is not None and value <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive (got {value:g})")
+    if opt.inject_dut_kill:  # type: ignore[attr-defined]
+        parse_kill(opt.inject_dut_kill)  # type: ignore[attr-defined]
     bench_path: Path = opt.bench or DEFAULT_BENCH_FILE  # type: ignore[attr-defined]
     bench = load_bench(bench_path)
     names = [d.name for d in bench.duts]
@@ -126,4 +129,4 @@ def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
         return BenchFacts(profile)
     window, mss = dut.ladders()
     dialect = dialect_info(dut.console.dialect) if dut.HAS_CONSOLE else None
-    return BenchFacts(profile, dut.in_path, dialect, dut.kind, tuple(window), tuple(mss))
+    return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss))

@@ -29,6 +29,7 @@ from hil.errors import BenchError, DutError
 from hil.plumbing.hardware_link import HardwareLink
 from hil.plumbing.in_path import InPathMode
 from hil.plumbing.proc import start_logged, stop_process
+from hil.tools.ping import ping_argv
 
 FORWARD_PROBE_INTERVAL_S = 0.5
 
@@ -96,7 +97,7 @@ class CabledBlackBox(ConsolelessDut):
 
     def _wait_forwarding(self, deadline: float) -> None:
         assert self.cfg.peer is not None
-        argv = [*self.link.exec_prefix(self.link.pc_ns), "ping", "-n", "-c", "1", "-W", "1", self.cfg.peer.ip]
+        argv = ping_argv(self.link.exec_prefix(self.link.pc_ns), self.cfg.peer.ip, count=1, interval_s=None)
         while True:
             if subprocess.run(argv, capture_output=True, timeout=10, check=False).returncode == 0:
                 return

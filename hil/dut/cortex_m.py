@@ -49,8 +49,10 @@ class PyocdProbe(ProbeConfig):
     @field_validator("target")
     @classmethod
     def _pyocd_knows_it(cls, v: str) -> str:
-        from pyocd.target import normalise_target_type_name
-
+        try:
+            from pyocd.target import normalise_target_type_name
+        except ImportError:
+            raise ValueError("pyocd is not installed in the suite's Python (pip requirement pyocd)") from None
         if normalise_target_type_name(v) not in pyocd_targets():
             raise ValueError(
                 f"pyocd knows no target {v!r} on this PC (`pyocd list --targets`): a misspelt part, or "

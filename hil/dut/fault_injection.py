@@ -11,12 +11,12 @@ class DutKill:
     """The run's one kill: `arm` starts it for a matching case, `disarm` stops a pending one."""
 
     def __init__(self, spec: str | None) -> None:
-        case, _, seconds = (spec or "").partition("@")
-        self.case, self.seconds, self.done = case, float(seconds or 1), False
+        self.case, self.seconds = parse_kill(spec) if spec else (None, 0.0)
+        self.done = False
         self._timer: threading.Timer | None = None
 
     def arm(self, case_id: str, pid: int | None) -> None:
-        if not self.case or self.case not in case_id or self.done or pid is None:
+        if self.case is None or self.case not in case_id or self.done or pid is None:
             return
         self.done = True
         argv = ["kill", "-9", str(pid)]
@@ -27,3 +27,15 @@ class DutKill:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+
+def parse_kill(spec: str) -> tuple[str, float]:
+    """CASE@SECONDS (SECONDS default 1; an empty CASE is the first case): ValueError naming the problem."""
+    case, _, seconds = spec.partition("@")
+    try:
+        delay = float(seconds or 1)
+    except ValueError:
+        raise ValueError(f"--inject-dut-kill {spec}: SECONDS must be a number (CASE@SECONDS)") from None
+    if not delay > 0 or delay == float("inf"):
+        raise ValueError(f"--inject-dut-kill {spec}: SECONDS must be a positive number of seconds")
+    return case, delay

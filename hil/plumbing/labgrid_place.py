@@ -299,10 +299,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 @contextlib.contextmanager
 def reserved(section: LabgridConfig, say: Callable[[str], None]) -> Iterator[PlaceResources]:
     """The bench file's labgrid place locked for the context (BenchError when it cannot be had:
@@ -317,3 +313,7 @@ def reserved(section: LabgridConfig, say: Callable[[str], None]) -> Iterator[Pla
         yield resources
     finally:
         lock.release()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

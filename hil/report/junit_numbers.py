@@ -49,10 +49,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def case_properties(rec: CaseRecord) -> list[tuple[str, object]]:
     """One record's numbers as (name, value) properties."""
     key = f"{rec.scenario}/{rec.case}"
@@ -69,3 +65,7 @@ def case_properties(rec: CaseRecord) -> list[tuple[str, object]]:
         out.append((f"{key}/generator_limited", "true"))
     out.append((f"{key}/verdict", rec.verdict))
     return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

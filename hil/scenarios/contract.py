@@ -46,14 +46,16 @@ class BenchFacts:
     in_path: bool = False
     dialect: DialectInfo | None = None  # the DUT's console dialect (None: no console)
     kind: str = ""  # the DUT kind (a name for messages)
+    local: bool = True  # the DUT runs on the bench PC: its links are the bench's own (namespaces)
     window_ladder: tuple[tuple[str, int], ...] = ()  # (build configuration, TCP_WND in segments)
     mss_builds: tuple[tuple[str, int], ...] = ()  # (build configuration, TCP_MSS)
 
 
 @dataclass(frozen=True)
 class Case:
-    """One case of a family: its id (`<scenario>/<case>`, as the threshold profile keys it) and
-    what the family needs to run it (`point`)."""
+    """One case of a family: its id (`<scenario>/<case>`, as the threshold profile keys it; the
+    stress profiles' are their names, whose scenarios are `stress-<name>`) and what the family
+    needs to run it (`point`)."""
 
     family: Family
     id: str
@@ -109,6 +111,9 @@ def families() -> tuple[Family, ...]:
         for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
             importlib.import_module(f"{package.__name__}.{module}")
         _DISCOVERED = True
+        # module order, whichever module imported which first; registration order within a module
+        order = {id(f): i for i, f in enumerate(_FAMILIES)}
+        _FAMILIES.sort(key=lambda f: (type(f).__module__, order[id(f)]))
     return tuple(_FAMILIES)
 
 
@@ -149,6 +154,16 @@ class Collected:
     case: Case
     skip: str | None  # the contract's reason the bench cannot run it
     markers: tuple[str, ...] = field(default=())
+    skip_group: str | None = None  # where the report groups a skipped case (its feature)
+
+
+def skip_group(case: Case, bench: BenchFacts, reason: str) -> str:
+    """The report's group of a case the bench cannot run: why, rather than which family."""
+    if reason == IN_PATH_SKIP:
+        return "not run with the DUT in the path"
+    if bench.dialect is not None and reason == bench.dialect.not_applicable(case.needs):
+        return f"not applicable to {bench.dialect.name}"
+    return case.family.name
 
 
 def collect(bench: BenchFacts) -> list[Collected]:
@@ -161,5 +176,7 @@ def collect(bench: BenchFacts) -> list[Collected]:
                 markers.append("dut_endpoint")
             if case.own_builds:
                 markers.append("own_builds")
-            out.append(Collected(case, why_not(case, bench), tuple(markers)))
+            reason = why_not(case, bench)
+            group = skip_group(case, bench, reason) if reason is not None else None
+            out.append(Collected(case, reason, tuple(markers), group))
     return out

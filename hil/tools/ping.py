@@ -1,5 +1,5 @@
 """The one ping runner of the suite (iputils ping on a bench host: `ping_argv`, `run_ping`,
-`answers_ping`, `check_reaches`), its output parsing (iputils, the firmware's console ping) and
+`answers_ping`, `check_forwarding`), its output parsing (iputils, the firmware's console ping) and
 percentiles.
 
 Every number goes through hil.numbers' checked conversion: a malformed one (`time=0.1.2 ms`) is

@@ -29,6 +29,7 @@ from hil.plumbing.netns import NETNS_PREFIX, list_namespaces
 from hil.plumbing.proc import ListeningServer
 from hil.tools.iperf2 import Iperf2Server
 from hil.tools.iperf3 import IPERF3, Iperf3ClientArgs, Iperf3Result, parse_json
+from hil.tools.ping import ping_argv
 from tests.support.processes import wait_until_inside
 
 pytestmark = pytest.mark.virtual_bench
@@ -56,7 +57,7 @@ def own_namespaces() -> set[str]:
 
 
 def ping(topo: InPathTopology, ns: str, target: str, count: int = PINGS) -> subprocess.CompletedProcess[str]:
-    argv = [*topo.exec_prefix(ns), "ping", "-c", str(count), "-i", "0.2", "-W", "1", target]
+    argv = ping_argv(topo.exec_prefix(ns), target, count=count)
     return subprocess.run(argv, capture_output=True, text=True, timeout=count * 2 + 10, check=False)
 
 

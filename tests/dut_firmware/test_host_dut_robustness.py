@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from hil.paths import PROJECT_ROOT
+from hil.tools.ping import ping_argv
 from tests.support.host_dut import RunningHostDut
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
@@ -56,7 +57,7 @@ def assert_healthy(dut: RunningHostDut) -> None:
     found = [m for m in SANITIZER_MARKERS if m in log]
     assert not found, f"sanitizer report in the DUT log: {dut.process.log_tail(20)}"
     pc = dut.topology.exec_prefix(dut.topology.pc_ns)
-    ping = subprocess.run([*pc, "ping", "-c", "3", "-i", "0.2", "-W", "1", dut.topology.config.dut_ip],
+    ping = subprocess.run(ping_argv(pc, dut.topology.config.dut_ip, count=3),
                           capture_output=True, text=True, check=False)  # fmt: skip
     assert ping.returncode == 0, f"DUT no longer answers ping: {(ping.stdout + ping.stderr)[-200:]}"
 

@@ -21,6 +21,7 @@ from hil.plumbing.host_dut import PtySerialLine
 from hil.plumbing.netns import TAP, TbfShaping, VirtualTopology
 from hil.plumbing.qemu import MAIN_LOOP_RT_PRIORITY, VCPU_THREAD, QemuDutProcess
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
+from hil.tools.ping import ping_argv
 
 pytestmark = pytest.mark.virtual_bench
 
@@ -116,7 +117,7 @@ def test_threads_created_later_do_not_inherit_real_time(tmp_path: Path) -> None:
 def test_ping_both_ways(board: Board) -> None:
     topo, console = board.topo, board.console
     pc = topo.exec_prefix(topo.pc_ns)
-    ping = subprocess.run([*pc, "ping", "-c", "5", "-i", "0.2", "-W", "1", topo.config.dut_ip],
+    ping = subprocess.run(ping_argv(pc, topo.config.dut_ip, count=5),
                           capture_output=True, text=True, check=False)  # fmt: skip
     assert ping.returncode == 0, ping.stdout[-300:]
     final = console.command(f"ping {topo.config.pc_ip} -c 5 -i 0.2", timeout_s=15).final

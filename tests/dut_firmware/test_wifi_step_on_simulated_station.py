@@ -24,6 +24,7 @@ from hil.errors import DutError
 from hil.paths import host_firmware
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec
 from hil.plumbing.netns import TAP, VirtualTopology
+from hil.tools.ping import ping_argv
 
 pytestmark = pytest.mark.virtual_bench
 
@@ -46,7 +47,7 @@ class Station:
         return WifiConfig.model_validate(args)
 
     def pings(self) -> bool:
-        argv = [*self.topo.exec_prefix(self.topo.pc_ns), "ping", "-c", "1", "-W", "1", self.net.dut_ip]
+        argv = ping_argv(self.topo.exec_prefix(self.topo.pc_ns), self.net.dut_ip, count=1, interval_s=None)
         return subprocess.run(argv, capture_output=True, check=False).returncode == 0
 
 

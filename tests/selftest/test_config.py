@@ -152,10 +152,10 @@ def test_the_bridge_bench_puts_the_dut_in_the_path():
     assert dut.in_path and dut.peer is not None and dut.peer.ip == "10.77.0.3" and dut.peer.rate_mbit is None
     assert dut.peer.ssh is not None and dut.peer.ssh.host == "169.254.77.2"  # the Hub, over SSH
     profile = load_thresholds(profile_path(dut.thresholds))
-    # each way at least 96 % of the theoretical goodput, as the black box's and the endpoint DUT's:
-    # one 3-s test through the shaped queue measured 97.97 % on an idle host
+    # each way at least 94 % of the theoretical goodput, as the black box's and the endpoint DUT's:
+    # one 3-s test through the shaped queue measured 97.97 % on an idle host, the endpoint DUT 95.6 %
     for case in ("tcp-uplink", "tcp-downlink"):
-        assert profile.limits("baseline", case).min_efficiency_pct == 96
+        assert profile.limits("baseline", case).min_efficiency_pct == 94
 
 
 def test_the_black_box_bench_has_no_console_and_forwards_between_its_ports():

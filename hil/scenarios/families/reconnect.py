@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import allure
 
 from hil.checks import criteria
+from hil.console.dialects.capabilities import NotApplicable
 from hil.errors import BenchError, DutError
 from hil.results.recorder import make_record
 from hil.scenarios.contract import BenchFacts, Case, register
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 BEFORE_S, DOWN_S, AFTER_S = 2.0, 1.0, 5.0  # the stream's time before, during and after the outage
 BACK_AT_PCT = 90.0  # "back at rate": this share of the link's theoretical TCP goodput
 PORT = 5003
+OWN_LINKS_ONLY = (
+    "the reconnection case takes the link beside the DUT down and up: only the virtual bench's in-path "
+    "topology owns its links (a real DUT in the path is cabled; undock and redock it by hand)"
+)
 
 
 @register
@@ -43,7 +48,10 @@ class Reconnection:
     shapes = (ScenarioShape("reconnect", r"(?:pc|peer)_side", RECONNECT, "pc_side"),)
 
     def cases(self, bench: BenchFacts) -> list[Case]:
-        return [Case(self, f"reconnect/{side}_side", side, topology="in_path") for side in ("pc", "peer")]
+        """Both sides' links; only where the bench owns them (the virtual in-path topology): a real
+        DUT's cables are not the suite's to pull."""
+        why = None if bench.local or not bench.in_path else OWN_LINKS_ONLY
+        return [Case(self, f"reconnect/{side}_side", side, topology="in_path", skip=why) for side in ("pc", "peer")]
 
     def run(self, hil: HilContext, case: Case) -> None:
         reconnection(hil, str(case.point))
@@ -53,6 +61,8 @@ def reconnection(hil: HilContext, side: str) -> None:
     allure.dynamic.feature("reconnection (undock / redock)")
     allure.dynamic.story(f"reconnect {side} side")
     topo, far = hil.topology, hil.far_end
+    if not hasattr(topo, "set_carrier"):
+        raise NotApplicable(f"not applicable: {OWN_LINKS_ONLY}")
     scenario, case = "reconnect", f"{side}_side"
     limits = hil.thresholds.limits(scenario, case)  # no limits: an error before the link is touched
     total_s = BEFORE_S + DOWN_S + AFTER_S
