@@ -7,8 +7,6 @@ told apart by `kind`."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar, Union, get_args, get_origin
@@ -17,11 +15,11 @@ from pydantic import Field
 
 from hil.config.sections import DutBase
 from hil.dut.adapter import BenchLink, DutAdapter, DutKind
+from hil.plugins import import_all
 
 MakeAdapter = TypeVar("MakeAdapter", bound=Callable[..., DutAdapter])
 
 _KINDS: dict[str, DutKind] = {}
-_found = False
 
 
 def _tag(section: type[DutBase]) -> str:
@@ -48,20 +46,9 @@ def register_kind(section: type[DutBase]) -> Callable[[MakeAdapter], MakeAdapter
     return register
 
 
-def _find() -> None:
-    """Imports every module of hil.dut once: each kind's module registers it."""
-    global _found
-    if _found:
-        return
-    package = importlib.import_module("hil.dut")
-    for module in pkgutil.iter_modules(package.__path__):  # a module asking while it is imported sees all
-        importlib.import_module(f"{package.__name__}.{module.name}")
-    _found = True
-
-
 def kinds() -> dict[str, DutKind]:
     """Every DUT kind, by name."""
-    _find()
+    import_all("hil.dut")
     return {name: _KINDS[name] for name in sorted(_KINDS)}
 
 

@@ -15,11 +15,10 @@ skipped with the reason, never silently left out.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, runtime_checkable
 
+from hil.plugins import import_all
 from hil.scenarios.profiles import Profile
 
 if TYPE_CHECKING:
@@ -106,10 +105,7 @@ def families() -> tuple[Family, ...]:
     """Every registered family, in the order of their modules in hil/scenarios/families/."""
     global _DISCOVERED
     if not _DISCOVERED:
-        from hil.scenarios import families as package
-
-        for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
-            importlib.import_module(f"{package.__name__}.{module}")
+        import_all("hil.scenarios.families")
         _DISCOVERED = True
         # module order, whichever module imported which first; registration order within a module
         order = {id(f): i for i, f in enumerate(_FAMILIES)}

@@ -29,10 +29,13 @@ def test_cases_and_limits_come_from_the_family_alone() -> None:
     full = [c.case for c in collect(BenchFacts(PROFILES["full"], in_path=True)) if c.case.family.marker == "count"]
     assert [c.id for c in full][:4] == [f"count/downlink-ip{n}" for n in (100, 500, 1000, 1500)]
     assert all(c.point.packets == 10_000 for c in full)  # type: ignore[attr-defined]  # the study's count
-    for name in ("virtual-100m", "qemu-50m", "bridge-virtual", "esp32-wifi"):
+    for name in ("virtual-100m", "qemu-50m", "bridge-virtual", "black-box-virtual", "same70-100m"):
         profile = load_thresholds(profile_path(name))
-        assert "count" not in profile.scenarios  # no threshold file names the family ...
-        assert with_family_defaults(profile).limits("count", "dut_rx-ip100").max_lost == 0  # ... its default holds
+        assert "count" not in profile.scenarios  # no threshold file of these names the family ...
+        default = with_family_defaults(profile).limits("count", "dut_rx-ip100")
+        assert default.bounds() == [("max", "lost", 0.0)]  # ... its default holds
+    wifi = with_family_defaults(load_thresholds(profile_path("esp32-wifi")))  # a bench overrides it
+    assert wifi.limits("count", "dut_rx-ip100").bounds() == [("max", "loss_pct", 1.0)]
 
 
 @pytest.mark.selftest

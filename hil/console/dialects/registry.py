@@ -5,10 +5,10 @@ package once, on its first question), so a new dialect is its own files and noth
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
+
+from hil.plugins import import_all
 
 if TYPE_CHECKING:
     from hil.console.dialects.base import DialectDriver
@@ -19,7 +19,6 @@ DriverClass = TypeVar("DriverClass", bound=Callable[..., object])
 
 _DRIVERS: dict[str, Callable[[ConsoleDriver], DialectDriver]] = {}
 _INFO: dict[str, DialectInfo] = {}
-_found = False
 
 
 def register_dialect(driver: DriverClass) -> DriverClass:
@@ -32,20 +31,9 @@ def register_dialect(driver: DriverClass) -> DriverClass:
     return driver
 
 
-def _find() -> None:
-    """Imports every module of hil.console.dialects once: each dialect's module registers it."""
-    global _found
-    if _found:
-        return
-    package = importlib.import_module("hil.console.dialects")
-    for module in pkgutil.iter_modules(package.__path__):  # a module asking while it is imported sees all
-        importlib.import_module(f"{package.__name__}.{module.name}")
-    _found = True
-
-
 def dialects() -> dict[str, DialectInfo]:
     """Every dialect by name: the project's firmware's first, then the stock ones by name."""
-    _find()
+    import_all("hil.console.dialects")
     return {name: _INFO[name] for name in sorted(_INFO, key=lambda n: (_INFO[n].stock, n))}
 
 
@@ -60,7 +48,7 @@ def project_dialect() -> str:
 
 def dialect_driver(name: str) -> Callable[[ConsoleDriver], DialectDriver]:
     """The driver class of a dialect (called with the DUT's console)."""
-    _find()
+    import_all("hil.console.dialects")
     return _DRIVERS[name]
 
 
