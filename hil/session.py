@@ -34,7 +34,6 @@ from hil.dut.adapter import BenchLink, DutAdapter
 from hil.errors import BenchError, DutError
 from hil.plumbing.in_path import InPathTopology
 from hil.plumbing.peer_host import PeerHost
-from hil.report.case_labels import label_case
 from hil.results.baseline import Baseline
 from hil.results.recorder import Recorder
 from hil.scenarios.profiles import Profile
@@ -120,18 +119,15 @@ class DutSession:
 
     def start_case(
         self, recorder: Recorder, link: BenchLink, peer: PeerHost | None, workdir: Path, congestion: str | None,
-        profile: str, environment_extra: dict[str, str],
-    ) -> tuple[FarEnd, PcSide]:  # fmt: skip
-        """A case's start: the DUT brought up (`start_test`), the case's page labelled (the run's
-        environment once), and the PC's side and the far end the case talks to."""
+    ) -> tuple[FarEnd, PcSide, FinalLine]:  # fmt: skip
+        """A case's start: the DUT brought up (`start_test`: what it says it is, for the case's
+        page), and the PC's side and the far end the case talks to."""
         pc_ns = link.exec_prefix(link.pc_ns)  # type: ignore[arg-type]
         identity = self.start_test(recorder, answers_at=lambda ip: answers_ping(pc_ns, ip))
-        facts = lambda: environment_extra | environment(self, identity, link, congestion, peer)  # noqa: E731
-        label_case(self, identity, profile, recorder.allure_dir, facts)
         (workdir / "pc").mkdir()
         stop_when = self.stopped() if peer is not None else None  # a client stalled behind a dead DUT stops
         pc = PcSide(pc_ns, self.config.network.pc_ip, workdir / "pc", congestion, stop_when)
-        return self.far_end(peer, pc, workdir / "peer"), pc
+        return self.far_end(peer, pc, workdir / "peer"), pc, identity
 
     def require_console(self) -> tuple[EmbeddedConsole, DialectDriver]:
         """The DUT's console and its dialect driver; a case that needs them on a DUT without a
@@ -324,12 +320,3 @@ def _topology(cfg: DutBase, link: BenchLink) -> str:
     peer_link = f"tbf {cfg.peer.rate_mbit:g} Mbit/s" if cfg.peer.rate_mbit else "unshaped"
     peer = f"peer {cfg.peer.ip} ({where}, link {peer_link})"
     return f"PC {cfg.network.pc_ip} <-> DUT (in the path, forwarding) <-> {peer}"
-
-
-def write_environment(allure_dir: Path | None, env: dict[str, str]) -> None:
-    """Allure's environment.properties (keys must not contain spaces)."""
-    if allure_dir is None:
-        return
-    allure_dir.mkdir(parents=True, exist_ok=True)
-    lines = [f"{k}={v}".replace("\n", " ") for k, v in env.items()]
-    (allure_dir / "environment.properties").write_text("\n".join(lines) + "\n")

@@ -22,8 +22,6 @@ def label_case(
     session: DutSession, identity: FinalLine, profile: str, allure_dir: Path | None,
     environment: Callable[[], dict[str, str]],
 ) -> None:  # fmt: skip
-    from hil.session import write_environment
-
     if not session.environment_written:
         write_environment(allure_dir, environment())
         session.environment_written = True
@@ -47,3 +45,12 @@ def label_epic(test_path: Path, tests_root: Path, dut_name: str | None) -> None:
     else:
         allure.dynamic.epic("suite self-tests")
         allure.dynamic.feature(f"{parts[0]}: {Path(parts[-1]).stem.removeprefix('test_')}" if parts else "other")
+
+
+def write_environment(allure_dir: Path | None, env: dict[str, str]) -> None:
+    """Allure's environment.properties (keys must not contain spaces)."""
+    if allure_dir is None:
+        return
+    allure_dir.mkdir(parents=True, exist_ok=True)
+    lines = [f"{k}={v}".replace("\n", " ") for k, v in env.items()]
+    (allure_dir / "environment.properties").write_text("\n".join(lines) + "\n")

@@ -132,6 +132,18 @@ def record_keys(case: Case, bench: BenchFacts) -> list[tuple[str, str]]:
     return [(scenario, key)]
 
 
+BUILDS = frozenset({"builds"})  # a case that flashes build configurations of its own
+
+
+def no_builds_case(family: Family, scenario: str, bench: BenchFacts, what: str) -> Case:
+    """The one case of a build ladder a bench declares no builds for, skipped saying why: its
+    console cannot flash builds (the dialect's reason), else its kind declares none of `what`."""
+    why = (bench.dialect.not_applicable(BUILDS) if bench.dialect is not None else None) or (
+        f"DUT kind {bench.kind!r} declares no {what} builds to flash"
+    )
+    return Case(family, scenario, skip=why, topology="endpoint", own_builds=True, needs=BUILDS)
+
+
 def why_not(case: Case, bench: BenchFacts) -> str | None:
     """Why the bench cannot run a case (the skip reason), None when it can."""
     if case.skip is not None:

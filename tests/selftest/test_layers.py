@@ -17,6 +17,7 @@ pytestmark = pytest.mark.selftest
 BELOW = [
     ("hil/config/", ("hil.console", "hil.dut", "hil.plumbing", "hil.traffic", "hil.scenarios", "hil.session")),
     ("hil/console/", ("hil.dut", "hil.scenarios", "hil.session")),
+    ("hil/session.py", ("hil.report",)),  # the pytest layer labels a case's page (hil.report.case_labels)
 ]
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import allure
 
 from hil.checks import criteria
-from hil.scenarios.contract import BenchFacts, Case, register
+from hil.scenarios.contract import BUILDS, BenchFacts, Case, no_builds_case, register
 from hil.scenarios.families.sweeps import mss_table
 from hil.scenarios.metrics import CONFIG, DIRECTION, IPERF3, THROUGHPUT, ScenarioShape
 from hil.scenarios.sweep import Point, attach_text, check, confirm_miss, measure
@@ -31,14 +31,10 @@ class DutMssBuilds:
     def cases(self, bench: BenchFacts) -> list[Case]:
         """One case per DUT MSS build and direction, as its build system declares them
         (`mss_dut/dut_rx-mss536` ...); none declared: one case saying so."""
-        needs = frozenset({"builds"})
         if not bench.mss_builds:
-            why = (bench.dialect.not_applicable(needs) if bench.dialect is not None else None) or (
-                f"DUT kind {bench.kind!r} declares no TCP_MSS builds to flash"
-            )
-            return [Case(self, "mss_dut", skip=why, topology="endpoint", own_builds=True, needs=needs)]
+            return [no_builds_case(self, "mss_dut", bench, "TCP_MSS")]
         return [
-            Case(self, f"mss_dut/{d}-{c}", (c, m, d), needs=needs, topology="endpoint", own_builds=True)
+            Case(self, f"mss_dut/{d}-{c}", (c, m, d), needs=BUILDS, topology="endpoint", own_builds=True)
             for c, m in bench.mss_builds
             for d in ("dut_rx", "dut_tx")
         ]

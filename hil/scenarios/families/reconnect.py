@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import allure
 
 from hil.checks import criteria
-from hil.console.dialects.capabilities import NotApplicable
 from hil.errors import BenchError, DutError
+from hil.plumbing.in_path import InPathTopology
 from hil.results.recorder import make_record
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import RECONNECT, ScenarioShape
@@ -61,8 +61,7 @@ def reconnection(hil: HilContext, side: str) -> None:
     allure.dynamic.feature("reconnection (undock / redock)")
     allure.dynamic.story(f"reconnect {side} side")
     topo, far = hil.topology, hil.far_end
-    if not hasattr(topo, "set_carrier"):
-        raise NotApplicable(f"not applicable: {OWN_LINKS_ONLY}")
+    assert isinstance(topo, InPathTopology)  # the contract runs the case on the virtual in-path bench only
     scenario, case = "reconnect", f"{side}_side"
     limits = hil.thresholds.limits(scenario, case)  # no limits: an error before the link is touched
     total_s = BEFORE_S + DOWN_S + AFTER_S
@@ -80,11 +79,11 @@ def reconnection(hil: HilContext, side: str) -> None:
             client.start()
             time.sleep(BEFORE_S)
             down_at = time.time()
-            topo.set_carrier(side, False)  # type: ignore[attr-defined]
+            topo.set_carrier(side, False)
             try:
                 time.sleep(DOWN_S)
             finally:
-                topo.set_carrier(side, True)  # type: ignore[attr-defined]
+                topo.set_carrier(side, True)
             up_at = time.time()
             client.join(timeout=total_s * 2 + 30)
             ping_out, _ = ping.communicate(timeout=total_s + 15)

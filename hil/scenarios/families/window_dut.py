@@ -21,7 +21,7 @@ import allure
 from hil.checks import BELOW_THRESHOLD, criteria, trend_violations
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import limit_line, sweep_chart
-from hil.scenarios.contract import BenchFacts, Case, register
+from hil.scenarios.contract import BUILDS, BenchFacts, Case, no_builds_case, register
 from hil.scenarios.metrics import CONFIG, IPERF3, THROUGHPUT, ScenarioShape
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
 from hil.session import NoDelayLine
@@ -42,14 +42,10 @@ class DutWindowLadder:
     def cases(self, bench: BenchFacts) -> list[Case]:
         """One case per step of the DUT's window ladder, as its build system declares it
         (`window_dut/dut_rx-wnd2` ...); none declared: one case saying so."""
-        needs = frozenset({"builds"})
         if not bench.window_ladder:
-            why = (bench.dialect.not_applicable(needs) if bench.dialect is not None else None) or (
-                f"DUT kind {bench.kind!r} declares no TCP_WND builds to flash"
-            )
-            return [Case(self, "window_dut", skip=why, topology="endpoint", own_builds=True, needs=needs)]
+            return [no_builds_case(self, "window_dut", bench, "TCP_WND")]
         return [
-            Case(self, f"window_dut/dut_rx-{c}", (c, k), needs=needs, topology="endpoint", own_builds=True)
+            Case(self, f"window_dut/dut_rx-{c}", (c, k), needs=BUILDS, topology="endpoint", own_builds=True)
             for c, k in bench.window_ladder
         ]
 
