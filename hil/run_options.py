@@ -12,6 +12,7 @@ from hil.dut.bench_file import DEFAULT_BENCH_FILE
 from hil.paths import PROJECT_ROOT
 from hil.scenarios.contract import families
 from hil.scenarios.profiles import PROFILES
+from hil.wire.capture import DEFAULT_MAX_PACKETS, max_bytes
 
 DEFAULT_RESULTS_DIR = PROJECT_ROOT / "results"
 
@@ -19,6 +20,10 @@ DEFAULT_RESULTS_DIR = PROJECT_ROOT / "results"
 def swept_axes() -> list:  # type: ignore[type-arg]
     """Every sweep family's axis: its points per profile and the option overriding them."""
     return [axis for f in families() if (axis := getattr(f, "axis", None)) is not None]
+
+
+DEFAULT_BUDGET_MB = 400
+MAX_CAPTURE_PACKETS = 1_000_000
 
 
 def add_options(add: Callable[..., object]) -> None:
@@ -88,12 +93,50 @@ def add_options(add: Callable[..., object]) -> None:
         help="fault injection: kill the DUT SECONDS into the first test whose id contains CASE",
     )
     add(
+        "--wire-capture",
+        choices=("on", "off"),
+        default="on",
+        help="a bounded capture of every traffic case on the PC's interface (and the peer's behind a DUT in the "
+        "path), headers only, attached as PCAP with its summary, and the case's loss ledger (default: on; off for "
+        "timing-sensitive runs: counters and ledgers stay, captures go)",
+    )
+    add(
+        "--capture-packets",
+        type=capture_packets,
+        default=DEFAULT_MAX_PACKETS,
+        metavar="N",
+        help=f"packets at most per capture (a case's traffic beyond them is summarized from the counters only; "
+        f"default {DEFAULT_MAX_PACKETS}: about {max_bytes(DEFAULT_MAX_PACKETS) // 1_000_000} MB)",
+    )
+    add(
+        "--capture-budget-mb",
+        type=capture_budget,
+        default=DEFAULT_BUDGET_MB,
+        metavar="MB",
+        help=f"PCAP attached to the report per run at most; beyond it a capture is summarized but not attached "
+        f"(default {DEFAULT_BUDGET_MB})",
+    )
+    add(
         "--compare-run",
         default=None,
         metavar="RUN_ID",
         help="the run the summary's change column compares with (a run id of <results-dir>/history/"
         "metrics.jsonl, e.g. a baseline run); default: the latest earlier run of the same DUT and profile",
     )
+
+
+def capture_packets(text: str) -> int:
+    """--capture-packets: a whole number of packets, 1 to MAX_CAPTURE_PACKETS."""
+    if not text.isdigit() or not 1 <= int(text) <= MAX_CAPTURE_PACKETS:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of packets from 1 to {MAX_CAPTURE_PACKETS}")
+    return int(text)
+
+
+def capture_budget(text: str) -> int:
+    """--capture-budget-mb: whole megabytes, 0 (attach none) to 100,000."""
+    if not text.isdigit() or int(text) > 100_000:
+        raise argparse.ArgumentTypeError(f"{text!r}: megabytes from 0 to 100000")
+    return int(text)
 
 
 def results_dir(text: str) -> Path:

@@ -42,6 +42,7 @@ from hil.tools.ping import answers_ping, check_forwarding, ping_argv, run_ping
 from hil.tools.watched_run import StopWhen
 from hil.traffic.far_end import ConsoleFarEnd, FarEnd, HostFarEnd
 from hil.traffic.roles import PcSide
+from hil.wire.watch import WireWatch
 
 RTT_PINGS = 5
 
@@ -128,6 +129,12 @@ class DutSession:
         stop_when = self.stopped() if peer is not None else None  # a client stalled behind a dead DUT stops
         pc = PcSide(pc_ns, self.config.network.pc_ip, workdir / "pc", congestion, stop_when)
         return self.far_end(peer, pc, workdir / "peer"), pc, identity
+
+    def counters(self) -> dict[str, int] | None:
+        """The DUT's own counters as numbers, for a loss ledger (None: no console, no counters, or down)."""
+        if self.driver is None or not self.adapter.alive():
+            return None
+        return self.driver.counters()
 
     def require_console(self) -> tuple[EmbeddedConsole, DialectDriver]:
         """The DUT's console and its dialect driver; a case that needs them on a DUT without a
@@ -216,6 +223,7 @@ class HilContext:
     baseline: Baseline | None = field(default=None, repr=False)  # the known-good run of the regression gate
     # a miss on a DUT running on the bench PC is measured once more (hil.scenarios.sweep.confirm_miss)
     confirm_misses: bool = False
+    wire: WireWatch | None = None  # the case's captures and counters (hil.wire), None: not watched
 
     @property
     def in_path(self) -> bool:

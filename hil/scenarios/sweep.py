@@ -26,9 +26,11 @@ from hil.results.recorder import CaseRecord, make_record
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
+from hil.wire.reading import mss_reading, udp_ledger
 
 if TYPE_CHECKING:
     from hil.session import HilContext
+    from hil.wire.watch import WireSeen
 
 
 @dataclass
@@ -55,12 +57,14 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     repeat = repeat or hil.repeat
     start = time.time()
     runs: list[TrafficResult] = []
+    window = hil.wire.window() if hil.wire is not None else None
     with allure.step(f"{scenario} {point.case}: {repeat} x {point.spec.amount or f'{point.spec.duration_s:g} s'}"):
         for i in range(1, repeat + 1):
             r = run_traffic(point.spec, hil.pc_side, hil.far_end, hil.far_end.generator)
             for name, text in r.raw.items():
                 attach_text(f"{point.case} run {i}: {name}", text)
             runs.append(r)
+    seen = window.close() if window is not None else None
     summary = summarize([r.receiver_mbps for r in runs])
     observed = [r.observed_mss for r in runs if r.observed_mss]
     theory = point.theory_mbps
@@ -86,9 +90,29 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
         rec.extra["observed_mss"] = max(observed) if observed else None
     rec.extra["x"] = point.x
     rec.extra.update(point.extra)
+    if seen is not None:
+        add_wire(hil, rec, seen, point.spec, sum(r.lost or 0 for r in runs), max(observed) if observed else None)
     hil.recorder.record(rec, start, time.time())
     compare_with_baseline(hil, scenario, rec)
     return rec
+
+
+def add_wire(
+    hil: HilContext, rec: CaseRecord, seen: WireSeen, spec: TrafficSpec, lost: int, ss_mss: int | None
+) -> None:
+    """What the wire saw during a measurement, in its record: the capture's figures and the
+    counters' changes; a TCP point observing its MSS gets both SYNs' options and the largest
+    segment each way; a UDP point its loss ledger (attached, and named in a failure it explains)."""
+    near, far = hil.pc_side.ip, hil.far_end.ip
+    rec.extra["wire"] = seen.as_fields(near, far)
+    if spec.observe_mss:
+        rec.extra["wire_mss"] = mss_reading(seen, near, far, spec.direction == "dut_rx", ss_mss)
+    if spec.proto == "udp":
+        ledger = udp_ledger(seen, lost, spec.direction, hil.in_path)
+        rec.extra["ledger"] = ledger.as_fields()
+        if (why := ledger.explanation()) is not None:
+            rec.extra["ledger_explains"] = why
+        attach_text(f"{rec.case}: loss ledger", ledger.text())
 
 
 def compare_with_baseline(hil: HilContext, scenario: str, rec: CaseRecord) -> None:
@@ -137,7 +161,8 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
             continue
         regressed = [str(c["why"]) for c in rec.baseline.values() if c.get("regressed")]
         hil.recorder.set_verdict(rec, "below threshold" if found else "regression" if regressed else "passed")
-        problems += [f"{scenario}/{rec.case}: {v}" for v in found]
+        explains = f" ({rec.extra['ledger_explains']})" if found and rec.extra.get("ledger_explains") else ""
+        problems += [f"{scenario}/{rec.case}: {v}{explains if v.startswith(('loss', 'lost')) else ''}" for v in found]
         regressions += regressed
     also = f" (generator-limited, not checked: {', '.join(limited)})" if limited else ""
     also += f" (missed while the DUT's host core was busy: {'; '.join(starved)})" if starved else ""

@@ -17,6 +17,8 @@ pytestmark = pytest.mark.selftest
 BELOW = [
     ("hil/config/", ("hil.console", "hil.dut", "hil.plumbing", "hil.traffic", "hil.scenarios", "hil.session")),
     ("hil/console/", ("hil.dut", "hil.scenarios", "hil.session")),
+    # the wire's evidence is read below the scenarios and the session, which open its windows
+    ("hil/wire/", ("hil.scenarios", "hil.session", "hil.evidence", "hil.report", "hil.results")),
     ("hil/session.py", ("hil.report",)),  # the pytest layer labels a case's page (hil.report.case_labels)
 ]
 

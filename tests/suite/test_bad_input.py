@@ -75,6 +75,8 @@ EXAMPLES = [
     ("repeated-sweep-point", lambda t: ["--lengths", "64,64"], "--lengths: 64 is given twice"),
     ("empty-sweep-point", lambda t: ["--lengths", "64,,1448"], "--lengths takes comma-separated integers"),
     ("results-dir-is-a-file", _a_file, "is a file, not a folder"),
+    ("capture-cap-zero", lambda t: ["--capture-packets", "0"], "a number of packets from 1 to 1000000"),
+    ("capture-budget-not-a-number", lambda t: ["--capture-budget-mb", "lots"], "megabytes from 0 to 100000"),
 ]  # fmt: skip
 
 

@@ -25,17 +25,19 @@ COUNT = ("tests/hil", "-m", "count")
 @pytest.mark.selftest
 def test_cases_and_limits_come_from_the_family_alone() -> None:
     quick = [c.case.id for c in collect(BenchFacts(PROFILES["quick"])) if c.case.family.marker == "count"]
-    assert quick == ["count/dut_rx-ip100", "count/dut_rx-ip1500", "count/dut_tx-ip100", "count/dut_tx-ip1500"]
+    assert quick == [f"count/{proto}-{d}-ip{n}" for proto in ("udp", "tcp") for d in ("dut_rx", "dut_tx")
+                     for n in (100, 1500)]  # fmt: skip
     full = [c.case for c in collect(BenchFacts(PROFILES["full"], in_path=True)) if c.case.family.marker == "count"]
-    assert [c.id for c in full][:4] == [f"count/downlink-ip{n}" for n in (100, 500, 1000, 1500)]
+    assert [c.id for c in full][:4] == [f"count/udp-downlink-ip{n}" for n in (100, 500, 1000, 1500)]
+    assert [c.id for c in full][8:12] == [f"count/tcp-downlink-ip{n}" for n in (100, 500, 1000, 1500)]
     assert all(c.point.packets == 10_000 for c in full)  # type: ignore[attr-defined]  # the study's count
     for name in ("virtual-100m", "qemu-50m", "bridge-virtual", "black-box-virtual", "same70-100m"):
         profile = load_thresholds(profile_path(name))
         assert "count" not in profile.scenarios  # no threshold file of these names the family ...
-        default = with_family_defaults(profile).limits("count", "dut_rx-ip100")
+        default = with_family_defaults(profile).limits("count", "udp-dut_rx-ip100")
         assert default.bounds() == [("max", "lost", 0.0)]  # ... its default holds
     wifi = with_family_defaults(load_thresholds(profile_path("esp32-wifi")))  # a bench overrides it
-    assert wifi.limits("count", "dut_rx-ip100").bounds() == [("max", "loss_pct", 1.0)]
+    assert wifi.limits("count", "udp-dut_rx-ip100").bounds() == [("max", "loss_pct", 1.0)]
 
 
 @pytest.mark.selftest
@@ -48,17 +50,29 @@ def test_iperf2s_closing_datagram_is_not_a_packet_sent() -> None:
 @pytest.mark.virtual_bench
 @pytest.mark.slow
 def test_the_count_passes_on_a_clean_link_and_fails_on_a_lossy_one(tmp_path: Path) -> None:
+    """... and each count agrees with the PC's capture, and the lossy link's loss is placed on the
+    link in the loss ledger, within 10 % of what the injector dropped."""
     clean = run_suite(tmp_path / "clean", "--profile", "quick", "-k", "ip1500", tests=COUNT)
     assert clean.returncode == 0, clean.stdout[-3000:]
+    records = [json.loads(line) for line in (tmp_path / "clean" / "results.jsonl").read_text().splitlines()]
+    agree = {r["case"]: r["extra"]["capture_count"] for r in records if r.get("scenario") == "count" and "extra" in r}
+    assert len(agree) == 4 and all(a["agrees"] is True for a in agree.values()), agree
     bench = tmp_path / "lossy.yaml"
     bench.write_text(
         "duts:\n  - name: lossy\n    kind: virtual\n    thresholds: virtual-100m\n    link: {loss_pct: 2}\n"
     )
-    lossy = run_suite(tmp_path / "lossy", "--profile", "quick", "-k", "ip1500", "--bench", str(bench), tests=COUNT)
+    lossy = run_suite(tmp_path / "lossy", "--profile", "quick", "-k", "udp and ip1500", "--bench", str(bench),
+                      tests=COUNT)  # fmt: skip
     assert lossy.returncode == 1, lossy.stdout[-3000:]  # the DUT's path lost datagrams: a failure, not a bench fault
     records = [json.loads(line) for line in (tmp_path / "lossy" / "results.jsonl").read_text().splitlines()]
-    lost = {r["case"]: r["measured"]["lost"] for r in records if r.get("scenario") == "count" and "measured" in r}
+    counted = [r for r in records if r.get("scenario") == "count" and "measured" in r]
+    lost = {r["case"]: r["measured"]["lost"] for r in counted}
     # 2 % of 1000 frames each way, counted exactly (binomial: 5..45 lost in all but 1e-6 of runs)
-    assert set(lost) == {"dut_rx-ip1500", "dut_tx-ip1500"} and all(5 <= n <= 45 for n in lost.values()), lost
-    assert re.search(r"count/dut_rx-ip1500 .* below threshold", lossy.stdout), lossy.stdout[-3000:]
-    print(f"lost on a 2 % lossy link, of 1000 each: {lost}")
+    assert set(lost) == {"udp-dut_rx-ip1500", "udp-dut_tx-ip1500"} and all(5 <= n <= 45 for n in lost.values()), lost
+    assert re.search(r"count/udp-dut_rx-ip1500 .* below threshold", lossy.stdout), lossy.stdout[-3000:]
+    for r in counted:  # the ledger puts the loss on the link: the injector's own drop counter
+        ledger, injected = r["extra"]["ledger"], r["extra"]["wire"]["counters"]["link_loss"]["dropped"]
+        assert abs(ledger["link"]["lost"] - injected) <= 0.1 * injected, (r["case"], ledger, injected)
+        assert ledger["unexplained"]["lost"] <= 0.1 * ledger["lost"], (r["case"], ledger)
+        assert r["extra"]["capture_count"]["agrees"] is True, r["extra"]["capture_count"]
+    print(f"lost on a 2 % lossy link, of 1000 each: {lost}; ledgers: {[r['extra']['ledger']['link'] for r in counted]}")

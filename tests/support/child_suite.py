@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hil.paths import PROJECT_ROOT
 from hil.plumbing.netns import list_namespaces
+from hil.wire.capture import CAPTURE_ROOT
 from tests.support.processes import pgrep
 
 BASELINE = ("tests/hil", "-m", "baseline")
@@ -61,4 +62,7 @@ def leftovers(pid: int, results: Path, iperf_before: set[str]) -> list[str]:
     found = [ns for ns in list_namespaces() if ns.startswith(f"hil-{pid}-")]
     found += [f"DUT process {pid}" for pid in dut_processes(results)]
     found += sorted(iperf_processes() - iperf_before)
+    captures = CAPTURE_ROOT / f"run-{pid}"  # its captures: tcpdump and files gone with the run
+    found += [f"tcpdump {p}" for p in pgrep("-f", f"tcpdump .*{captures}/")]
+    found += [str(captures)] if captures.exists() else []
     return found

@@ -52,6 +52,15 @@ static void drain_check(uint64_t now)
     }
 }
 
+/* The bytes written once the current -l write is whole (the amount's end if nearer): a paced
+ * client hands lwIP whole writes when they are due, as iperf does, never slivers of them. */
+static uint64_t whole_write_end(void)
+{
+    const struct iperf_config *cfg = &c.run.cfg;
+    uint64_t end = c.written + (cfg->len - c.write_offset);
+    return cfg->amount && end > cfg->amount ? cfg->amount : end;
+}
+
 static void push(void)
 {
     uint64_t now = fw_platform_time_us();
@@ -71,6 +80,9 @@ static void push(void)
     uint64_t allowance = iperf_paced_allowance(&c.run, c.written, now);
     bool wrote = false;
     while (allowance > 0) {
+        if (cfg->bandwidth != 0 && allowance < whole_write_end() - c.written) {
+            break; /* the rest of this write is not due yet */
+        }
         uint32_t space = tcp_sndbuf(c.pcb);
         uint32_t queued = tcp_sndqueuelen(c.pcb);
         if (space == 0 || queued >= TCP_SND_QUEUELEN - 1) {
@@ -230,7 +242,7 @@ static uint64_t next_deadline_us(void)
         break;
     case ST_RUNNING:
         next = iperf_earlier(next, c.deadline_us);
-        next = iperf_earlier(next, iperf_paced_next_us(&c.run, c.written));
+        next = iperf_earlier(next, iperf_paced_next_us(&c.run, whole_write_end()));
         break;
     }
     return next;

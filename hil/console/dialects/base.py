@@ -69,6 +69,11 @@ class DialectDriver(Protocol):
         """Numbers recorded with every result (ESP-IDF: free and minimum free heap)."""
         ...
 
+    def counters(self) -> dict[str, int] | None:
+        """The DUT's own counters as numbers (drops, memory errors, pools), read before and after
+        a measurement for its loss ledger (hil.wire.ledger); None: the dialect has none."""
+        ...
+
 
 def collect(
     console: ConsoleDriver, done: Callable[[list[str]], bool], timeout_s: float, what: str,

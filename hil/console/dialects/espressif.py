@@ -192,6 +192,9 @@ class EspressifDriver:
                 out["min_free_heap_bytes"] = low
         return out
 
+    def counters(self) -> dict[str, int] | None:
+        return None  # no counters as numbers: `snapshot` shows what the firmware says
+
     def snapshot(self) -> str | None:
         facts = self.facts()
         return "\n".join(f"{k} = {v}" for k, v in facts.items()) if facts else None

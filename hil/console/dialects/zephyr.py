@@ -111,6 +111,9 @@ class ZperfDriver:
     def facts(self) -> dict[str, object]:
         return {}
 
+    def counters(self) -> dict[str, int] | None:
+        return None  # no counters as numbers: `snapshot` shows what the firmware says
+
     def snapshot(self) -> str | None:
         return None
 

@@ -22,10 +22,14 @@ from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, STREAM, ScenarioShape
 from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.stats import summarize
+from hil.traffic.stream_peer import BASE_PORT
 from hil.traffic.streams import StreamSpec, load_profile
+from hil.wire.bursts import COMPRESSED_BELOW, BurstTiming, burst_timing
+from hil.wire.bursts import HEADER as TIMING_HEADER
 
 if TYPE_CHECKING:
     from hil.session import HilContext
+    from hil.wire.watch import WireSeen
 
 PROFILES = ("patient-monitoring", "stress")  # the stream profiles (stream-profiles/<name>.yaml)
 INJECTED_TOLERANCE_POINTS = 0.3
@@ -83,6 +87,28 @@ def combine(spec: StreamSpec, sender: dict, receiver: dict) -> dict:
     }  # fmt: skip
 
 
+def stream_timing(seen: WireSeen, spec: StreamSpec) -> BurstTiming | None:
+    """A stream's bursts as a capture saw them: the PC's for what it sends or receives; behind a
+    DUT in the path, the peer's capture for what the peer receives."""
+    side = "peer" if spec.direction == "dut_rx" and "peer" in seen.summaries else "pc"
+    summary = seen.summaries.get(side)
+    flow = (
+        next((f for f in summary.udp_flows if f.dport == BASE_PORT + spec.id and f.seq_format == "stream"), None)
+        if summary
+        else None
+    )
+    return burst_timing(flow, spec.id, spec.gap_us, spec.period_ms) if flow is not None else None
+
+
+def timing_table(timings: list[tuple[BurstTiming, str]]) -> str:
+    lines = [TIMING_HEADER, *(t.line(direction) for t, direction in timings)]
+    lines.append(
+        f"a burst whose median gap is below {COMPRESSED_BELOW:g} x the profile's went out compressed; "
+        "dut_rx streams are timed where they arrive (the peer behind a DUT in the path), else on the PC's interface"
+    )
+    return "\n".join(lines)
+
+
 def stream_profile(hil: HilContext, profile_name: str) -> None:
     allure.dynamic.feature("stress: bursty multi-stream UDP")
     allure.dynamic.story(f"stress {profile_name}")
@@ -93,7 +119,9 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
     scenario = f"stress-{profile.name}"
     drops_before = hil.topology.loss_counter()
     start = time.time()
+    window = hil.wire.window() if hil.wire is not None else None
     ends, evidence = hil.far_end.streams(hil.pc_side, profile, duration)
+    seen = window.close() if window is not None else None
     drops_after = hil.topology.loss_counter()
     for name, text in evidence.items():
         attach_text(name, text)
@@ -102,6 +130,7 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
     total_sent = sum(v["sent"] for v in per_stream.values())
     total_lost = sum(v["lost"] for v in per_stream.values())
     records = []
+    timings: list[tuple[BurstTiming, str]] = []
     for spec in profile.streams:
         v = per_stream[spec.id]
         case = f"s{spec.id}-{hil.direction(spec.direction)}"
@@ -120,8 +149,13 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
             # generator did not send what the profile asks, so that loss is not the DUT's
             rec.extra["compressed_lossy_bursts"] = v["compressed_lossy_bursts"][:20]
             rec.generator_limited = bool(v["compressed_lossy_bursts"])
+        if seen is not None and (timing := stream_timing(seen, spec)) is not None:
+            rec.extra["wire_bursts"] = timing.as_fields()
+            timings.append((timing, hil.direction(spec.direction)))
         hil.recorder.record(rec, start, time.time())
         records.append(rec)
+    if timings:
+        attach_text("burst timing on the wire (capture timestamps)", timing_table(timings))
     total_pct = 100.0 * total_lost / total_sent if total_sent else 100.0
     total = make_record(scenario, "all", hil.dut.config.name, summarize([total_pct]), None, unit="% lost")
     total.loss_pct = total_pct

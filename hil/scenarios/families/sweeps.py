@@ -294,14 +294,28 @@ def _mss_observed(rec: CaseRecord, _: object) -> AssertionError | None:
 
 
 def mss_table(records: list[CaseRecord]) -> str:
-    lines = [f"{'requested':>9s} {'observed':>9s} {'median':>9s} {'theory':>8s} {'eff%':>6s}  case"]
+    """Requested and observed MSS (the kernel's `ss`) beside what the wire showed: both SYNs' MSS
+    options, the largest payload each way, and why the data segments have their size."""
+    lines = [f"{'requested':>9s} {'ss':>6s} {'SYN PC':>7s} {'SYN far':>7s} {'max PC>':>8s} {'max >PC':>8s} "
+             f"{'median':>9s} {'theory':>8s} {'eff%':>6s}  case"]  # fmt: skip
+    whys = []
     for r in records:
         obs = r.extra.get("observed_mss")
         eff = f"{r.efficiency_pct:6.1f}" if r.efficiency_pct else f"{'-':>6s}"
+        w = r.extra.get("wire_mss") or {}
+        wire = [
+            w.get(k, "-")
+            for k in ("syn_mss_pc", "syn_mss_far", "largest_payload_pc_to_far", "largest_payload_far_to_pc")
+        ]  # type: ignore[union-attr]
         lines.append(
-            f"{r.extra.get('requested_mss')!s:>9s} {obs!s:>9s} {r.median:9.2f} {r.theory or 0:8.2f} {eff}  {r.case}"
+            f"{r.extra.get('requested_mss')!s:>9s} {obs!s:>6s} {wire[0]!s:>7s} {wire[1]!s:>7s} {wire[2]!s:>8s} "
+            f"{wire[3]!s:>8s} {r.median:9.2f} {r.theory or 0:8.2f} {eff}  {r.case}"
         )
-    return "\n".join(lines)
+        if w.get("why"):  # type: ignore[union-attr]
+            whys.append(f"{r.case}: {w['why']}")  # type: ignore[index]
+    if not any(r.extra.get("wire_mss") for r in records):
+        whys.append("no capture (--wire-capture off, or the bench cannot capture): the SYNs were not read")
+    return "\n".join([*lines, "", *whys])
 
 
 MSS_PC = Family(

@@ -1,0 +1,109 @@
+"""What the per-case capture costs: TCP and UDP goodput, both directions, on the shaped 100 Mbit/s
+virtual link with the host DUT's default build, with and without the capture the suite runs on the
+PC's interface (hil.wire.capture: tcpdump, headers only), interleaved so the host's drift hits both
+alike; then the time the scapy summary of each capture took. Prints figures; exits 1 when the
+capture costs more than --max-cost-pct of the goodput in any case (median against median).
+
+Run as root from the project root:  python -m benchmarks.capture_cost [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hil.console.dialects.registry import make_driver
+from hil.console.serial_console import SerialConsole
+from hil.errors import BenchError, DutError
+from hil.paths import host_firmware
+from hil.plumbing import netns
+from hil.plumbing.host_dut import HostDutProcess, HostDutSpec
+from hil.plumbing.netns import TAP, TbfShaping, VirtualTopology
+from hil.stats import summarize
+from hil.traffic.far_end import ConsoleFarEnd
+from hil.traffic.roles import PcSide, TrafficSpec, run_traffic
+from hil.wire.capture import Capture
+from hil.wire.pcap_summary import summarize_pcap
+
+LINK_MBPS = 100.0
+UDP_OFFER_MBPS = 90.0
+CASES = [("tcp", "dut_rx"), ("tcp", "dut_tx"), ("udp", "dut_rx"), ("udp", "dut_tx")]
+
+
+def run(args: argparse.Namespace) -> int:
+    failures: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="hil-capture-cost-") as tmp, VirtualTopology() as topo:
+        work = Path(tmp)
+        topo.shape(TbfShaping(rate_mbit=LINK_MBPS))
+        pc_prefix = topo.exec_prefix(topo.pc_ns)
+        spec = HostDutSpec(host_firmware("default"), topo.dut_ns, TAP, topo.config.dut_ip)
+        with HostDutProcess(spec, work / "dut") as proc, SerialConsole(str(proc.console_path)) as console:
+            console.identify(10)
+            far = ConsoleFarEnd(make_driver("hil-fw", console), "DUT", topo.config.dut_ip)
+            print(f"capture cost on the shaped {LINK_MBPS:g} Mbit/s link, {args.repeat} x {args.duration:g} s per "
+                  "case and condition (interleaved)", flush=True)  # fmt: skip
+            print(f"{'case':14s} {'without':>9s} {'with':>9s} {'cost %':>7s} {'packets':>8s} {'summary s':>9s}")
+            for proto, direction in CASES:
+                rate = UDP_OFFER_MBPS if proto == "udp" else None
+                traffic = TrafficSpec(proto, direction, args.duration, rate_mbps=rate, length=1470 if rate else None)  # type: ignore[arg-type]
+                plain: list[float] = []
+                captured: list[float] = []
+                packets: list[int] = []
+                summary_s: list[float] = []
+                for i in range(args.repeat):
+                    (work / "pc").mkdir(exist_ok=True)
+                    pc = PcSide(pc_prefix, topo.config.pc_ip, work / "pc")
+                    plain.append(run_traffic(traffic, pc, far, far.generator).receiver_mbps)
+                    cap = Capture(pc_prefix, netns.PC_IF, work / f"{proto}-{direction}-{i}.pcap", args.capture_packets)
+                    cap.start()
+                    try:
+                        captured.append(run_traffic(traffic, pc, far, far.generator).receiver_mbps)
+                    finally:
+                        result = cap.stop()
+                    t0 = time.monotonic()
+                    summarize_pcap(result.path)
+                    summary_s.append(time.monotonic() - t0)
+                    packets.append(result.packets)
+                    cap.remove()
+                without, with_ = summarize(plain).median, summarize(captured).median
+                cost = 100.0 * (without - with_) / without if without else 0.0
+                name = f"{proto} {direction}"
+                print(f"{name:14s} {without:9.2f} {with_:9.2f} {cost:7.2f} {max(packets):8d} "
+                      f"{max(summary_s):9.2f}", flush=True)  # fmt: skip
+                if cost > args.max_cost_pct:
+                    failures.append(f"{name}: the capture cost {cost:.2f} % > {args.max_cost_pct:g} %")
+    for f in failures:
+        print(f"TARGET MISSED: {f}")
+    return 1 if failures else 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--repeat", type=int, default=3, help="repetitions per case and condition (default 3)")
+    p.add_argument("--duration", type=float, default=5.0, help="seconds per test (default 5)")
+    p.add_argument("--quick", action="store_true", help="1 repetition of 3 s")
+    p.add_argument("--max-cost-pct", type=float, default=2.0, help="the capture's largest cost (default 2 %%)")
+    p.add_argument("--capture-packets", type=int, default=50_000, help="packet cap per capture (the suite's default)")
+    args = p.parse_args()
+    if args.quick:
+        args.repeat, args.duration = 1, 3.0
+    if args.repeat < 1 or args.duration <= 0 or args.capture_packets < 1:
+        p.error("--repeat and --capture-packets must be >= 1 and --duration > 0")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
+    try:
+        return run(args)
+    except (BenchError, DutError) as exc:
+        print(f"benchmark failed: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; the virtual link was removed", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""A bounded packet capture on one interface of the bench, with tcpdump: headers only (a snap
+length), at most `max_packets` (so at most `max_bytes()` on disk), started before a case's
+traffic and stopped after it. The run's captures live in one directory per run
+(`CAPTURE_ROOT/run-<pid>`) holding the tcpdump processes' pids; the next run removes a directory
+whose run is gone, with any tcpdump it left (`cleanup_stale`), and a capture's tcpdump dies with
+the suite's process (PR_SET_PDEATHSIG) even when that is SIGKILLed."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hil.plumbing.netns import pid_alive
+
+CAPTURE_ROOT = Path("/tmp/hil-captures")
+SNAP_LEN = 128  # Ethernet + IPv4 + TCP with every option (14 + 60 + 60 bytes: the header, never the data)
+DEFAULT_MAX_PACKETS = 50_000
+PCAP_RECORD_OVERHEAD = 16
+PCAP_FILE_HEADER = 24
+START_TIMEOUT_S = 5.0
+_PR_SET_PDEATHSIG = 1
+
+
+class CaptureUnavailable(Exception):
+    """The bench cannot capture (no tcpdump, no root or cap_net_raw): said once, the run goes on."""
+
+
+def max_bytes(max_packets: int, snap_len: int = SNAP_LEN) -> int:
+    """The largest file a capture of `max_packets` can write."""
+    return PCAP_FILE_HEADER + max_packets * (snap_len + PCAP_RECORD_OVERHEAD)
+
+
+def _die_with_parent() -> None:  # in the child, before exec: killed when the suite's process ends
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def run_dir() -> Path:
+    """This run's capture directory (made on first use)."""
+    path = CAPTURE_ROOT / f"run-{os.getpid()}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def remove_run_dir() -> None:
+    """Removes this run's capture directory (every capture in it is stopped by then)."""
+    shutil.rmtree(CAPTURE_ROOT / f"run-{os.getpid()}", ignore_errors=True)
+
+
+def cleanup_stale() -> list[Path]:
+    """Removes the capture directories of runs that are gone, killing any tcpdump they left
+    (its pid recorded beside its file, checked to be that capture's tcpdump). Returns them."""
+    removed: list[Path] = []
+    if not CAPTURE_ROOT.is_dir():
+        return removed
+    for path in CAPTURE_ROOT.glob("run-*"):
+        try:
+            owner = int(path.name.removeprefix("run-"))
+        except ValueError:
+            continue
+        if owner == os.getpid() or pid_alive(owner):
+            continue
+        for pidfile in path.glob("*.pid"):
+            _kill_recorded(pidfile)
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _kill_recorded(pidfile: Path) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(pidfile.read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if (
+            b"tcpdump" in Path(cmdline[0].decode()).name.encode()
+            and str(pidfile.with_suffix(".pcap")).encode() in cmdline
+        ):
+            os.kill(pid, signal.SIGKILL)
+
+
+@dataclass
+class CaptureResult:
+    path: Path
+    packets: int  # tcpdump's own count of packets written ("N packets captured")
+    kernel_dropped: int  # the capture's buffer overflowed: packets on the wire it missed
+    truncated: bool  # stopped at max_packets: the traffic went on beyond the file
+    max_packets: int
+
+
+class Capture:
+    """tcpdump on `iface` in the namespace `netns_prefix` enters, writing `path` (one case's side)."""
+
+    def __init__(self, netns_prefix: list[str], iface: str, path: Path, max_packets: int = DEFAULT_MAX_PACKETS) -> None:
+        if max_packets < 1:
+            raise ValueError("a capture needs a packet cap of at least 1")
+        self.netns_prefix, self.iface, self.path, self.max_packets = netns_prefix, iface, path, max_packets
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log = path.with_suffix(".log")
+        self._pidfile = path.with_suffix(".pid")
+
+    def argv(self) -> list[str]:
+        # -Z root: Debian's tcpdump drops to its own user otherwise (and loses the parent-death
+        # signal); -U: each packet written at once, so a slice can be read while it runs
+        return [*self.netns_prefix, "tcpdump", "-i", self.iface, "-s", str(SNAP_LEN), "-c", str(self.max_packets),
+                "-w", str(self.path), "-U", "-n", "-Z", "root", "--immediate-mode"]  # fmt: skip
+
+    def start(self) -> None:
+        """Starts tcpdump and returns once it listens; CaptureUnavailable when it cannot."""
+        if shutil.which("tcpdump") is None:
+            raise CaptureUnavailable("no tcpdump on the bench PC (Debian: apt-get install tcpdump)")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._log.open("wb") as log:
+            self._proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                          preexec_fn=_die_with_parent)  # fmt: skip
+        self._pidfile.write_text(str(self._proc.pid))
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            said = self._log.read_text(errors="replace")
+            if "listening on" in said:
+                return
+            if self._proc.poll() is not None:
+                self._proc = None
+                raise CaptureUnavailable(_why_not(said))
+            time.sleep(0.01)
+        self.stop()
+        raise CaptureUnavailable(f"tcpdump on {self.iface} did not start listening within {START_TIMEOUT_S:g} s")
+
+    def settle(self, quiet_s: float = 0.05, limit_s: float = 0.5) -> None:
+        """Waits until the file stops growing (what the kernel still held is written), at most limit_s."""
+        deadline, size = time.monotonic() + limit_s, -1
+        while time.monotonic() < deadline:
+            now = self.path.stat().st_size if self.path.exists() else 0
+            if now == size:
+                return
+            size = now
+            time.sleep(quiet_s)
+
+    def stop(self) -> CaptureResult:
+        """Stops tcpdump (SIGINT: it finishes its file) and says what it wrote."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            self.settle()
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._pidfile.unlink(missing_ok=True)
+        said = self._log.read_text(errors="replace") if self._log.exists() else ""
+        captured = _count(said, "packets captured")
+        return CaptureResult(self.path, captured, _count(said, "packets dropped by kernel"),
+                             captured >= self.max_packets, self.max_packets)  # fmt: skip
+
+    def remove(self) -> None:
+        for p in (self.path, self._log, self._pidfile):
+            p.unlink(missing_ok=True)
+
+
+def _count(said: str, what: str) -> int:
+    for line in said.splitlines():
+        if line.strip().endswith(what):
+            first = line.split()[0]
+            return int(first) if first.isdigit() else 0
+    return 0
+
+
+def _why_not(said: str) -> str:
+    text = " ".join(said.split())[-300:]
+    if "ermission" in said or "not permitted" in said:
+        return f"tcpdump may not capture here: it needs root or cap_net_raw ({text})"
+    return f"tcpdump could not start: {text or 'no output'}"

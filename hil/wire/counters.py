@@ -1,0 +1,125 @@
+"""Counters on every hop of the bench, read before and after a measurement: the interfaces'
+statistics (`ip -s -j link`), the shapers' queue disciplines (`tc -s -j qdisc`: tbf drops), the
+kernels' protocol counters (`nstat`: Udp RcvbufErrors, TcpRetransSegs, ...), the injected loss's
+drop counter (nftables) and the DUT's own (its console's `stats`). A counter that cannot be read
+is left out, never an error: counters are evidence."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Counters = dict[str, dict[str, int]]  # hop -> counter -> value
+
+# the kernel counters kept besides every one whose name says it counts a fault
+NSTAT_KEPT = ("UdpInDatagrams", "UdpOutDatagrams", "TcpInSegs", "TcpOutSegs", "TcpRetransSegs", "IpInReceives",
+              "IpOutRequests", "IcmpInEchos", "IcmpInEchoReps")  # fmt: skip
+NSTAT_FAULT_WORDS = ("Err", "Drop", "Retrans", "Discard", "Lost", "Prune", "Overflow", "Fail", "NoPorts")
+IFACE_KEPT = ("packets", "bytes", "dropped", "errors", "missed_errors", "over_errors", "fifo_errors")
+TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class Interface:
+    """An interface of the bench and the argv prefix of its namespace."""
+
+    hop: str  # what the ledger calls it: pc, peer, dut_port_pc, ...
+    prefix: tuple[str, ...]
+    name: str
+
+
+def _json(argv: list[str]) -> object:
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+        return json.loads(out.stdout) if out.returncode == 0 and out.stdout.strip() else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+
+
+def interface_counters(iface: Interface) -> dict[str, int]:
+    """rx_/tx_ packets, bytes, dropped, errors, missed and overruns of one interface."""
+    found = _json([*iface.prefix, "ip", "-s", "-s", "-j", "link", "show", "dev", iface.name])
+    if not isinstance(found, list) or not found or not isinstance(found[0], dict):
+        return {}
+    stats = found[0].get("stats64") or found[0].get("stats") or {}
+    out: dict[str, int] = {}
+    for way in ("rx", "tx"):
+        for key in IFACE_KEPT:
+            value = stats.get(way, {}).get(key)
+            if isinstance(value, int):
+                out[f"{way}_{key}"] = value
+    return out
+
+
+def qdisc_counters(iface: Interface) -> dict[str, int]:
+    """The root queue discipline's drops, overlimits and packets sent (a tbf shaper's drops are the
+    shaper's loss)."""
+    found = _json([*iface.prefix, "tc", "-s", "-j", "qdisc", "show", "dev", iface.name])
+    if not isinstance(found, list):
+        return {}
+    out: dict[str, int] = {}
+    for q in found:
+        if isinstance(q, dict) and q.get("root"):
+            for key in ("drops", "overlimits", "packets", "requeues"):
+                if isinstance(q.get(key), int):
+                    out[key] = q[key]
+            out["shaper"] = int(q.get("kind") == "tbf")
+    return out
+
+
+def kernel_counters(prefix: tuple[str, ...]) -> dict[str, int]:
+    """The namespace's protocol counters (nstat, absolute, its history file untouched)."""
+    found = _json([*prefix, "nstat", "-asz", "-j"])
+    kernel = found.get("kernel") if isinstance(found, dict) else None
+    if not isinstance(kernel, dict):
+        return {}
+    return {k: int(v) for k, v in kernel.items()
+            if isinstance(v, int) and (k in NSTAT_KEPT or any(w in k for w in NSTAT_FAULT_WORDS))}  # fmt: skip
+
+
+@dataclass
+class Hops:
+    """What to read on a bench: its interfaces (with their root qdiscs), the namespaces whose
+    kernel counters count (the PC's, the peer's), the injected loss's counter, the DUT's console."""
+
+    interfaces: tuple[Interface, ...]
+    kernels: tuple[tuple[str, tuple[str, ...]], ...]  # (hop, namespace prefix)
+    link_loss: Callable[[], int | None] | None = None
+    dut: Callable[[], dict[str, int] | None] | None = None
+
+    def read(self) -> Counters:
+        out: Counters = {}
+        for iface in self.interfaces:
+            if found := interface_counters(iface):
+                out[iface.hop] = found
+            if found := qdisc_counters(iface):
+                out[f"{iface.hop}_qdisc"] = found
+        for hop, prefix in self.kernels:
+            if found := kernel_counters(prefix):
+                out[f"{hop}_kernel"] = found
+        if self.link_loss is not None and (dropped := self.link_loss()) is not None:
+            out["link_loss"] = {"dropped": dropped}
+        if self.dut is not None:
+            try:
+                found_dut = self.dut()
+            except Exception:  # a console that cannot say: no DUT counters for this window
+                found_dut = None
+            if found_dut:
+                out["dut"] = found_dut
+        return out
+
+
+def delta(before: Counters, after: Counters) -> Counters:
+    """What changed between two readings (hops and counters read both times); a counter that went
+    down (a DUT's `stats` reset, a re-flashed DUT) gives its value after."""
+    out: Counters = {}
+    for hop, values in after.items():
+        old = before.get(hop)
+        if old is None:
+            continue
+        changed = {k: (v - old[k] if v >= old[k] else v) for k, v in values.items() if k in old and v != old[k]}
+        if changed:
+            out[hop] = changed
+    return out

@@ -1,0 +1,171 @@
+"""A case's view of the wire: its captures (hil.wire.capture) started before its traffic and
+stopped after it, and windows inside it (one measurement's repetitions) with the counters read
+before and after (hil.wire.counters) and the slice of each capture between them, summarized with
+scapy (hil.wire.pcap_summary). The run's settings say whether to capture, the cap per capture, and
+how much PCAP the report may take; a bench that cannot capture says why once and runs on."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hil.wire.bench_points import CapturePoint
+from hil.wire.capture import Capture, CaptureResult, CaptureUnavailable, run_dir
+from hil.wire.counters import Counters, Hops, delta
+from hil.wire.pcap_summary import WireSummary, count_records, summarize_pcap
+
+
+@dataclass
+class WireSettings:
+    """The run's capture settings and what it has spent (one per run)."""
+
+    capture: bool = True
+    max_packets: int = 50_000
+    budget_bytes: int = 400_000_000
+    attached_bytes: int = 0
+    unavailable: str | None = None  # why this bench cannot capture (said once)
+    say: Callable[[str], None] = print
+
+    def refuse(self, why: str) -> None:
+        if self.unavailable is None:
+            self.unavailable = why
+            self.say(f"hil: wire capture off for this run: {why}")
+
+    def may_attach(self, size: int) -> bool:
+        if self.attached_bytes + size > self.budget_bytes:
+            return False
+        self.attached_bytes += size
+        return True
+
+
+@dataclass
+class WireSeen:
+    """What one window of a case saw: the counters' changes on every hop and each capture's slice."""
+
+    deltas: Counters
+    summaries: dict[str, WireSummary]  # capture side ("pc", "peer") -> its slice's summary
+    truncated: bool  # a capture reached its cap inside the window: its slice is not the whole traffic
+
+    def as_fields(self, near: str, far: str) -> dict[str, object]:
+        out: dict[str, object] = {f"capture_{side}": s.as_fields(near, far) for side, s in self.summaries.items()}
+        if self.truncated:
+            out["capture_truncated"] = True
+        out["counters"] = self.deltas
+        return out
+
+
+@dataclass
+class _Running:
+    point: CapturePoint
+    capture: Capture
+
+
+@dataclass
+class Window:
+    watch: WireWatch
+    before: Counters
+    start_index: dict[str, int]
+
+    def close(self) -> WireSeen:
+        """The window's counters and capture slices (the captures go on for the rest of the case)."""
+        after = self.watch.hops.read()
+        summaries: dict[str, WireSummary] = {}
+        truncated = False
+        for side, run in self.watch.running.items():
+            run.capture.settle()
+            end = count_records(run.capture.path)
+            truncated |= end >= self.watch.settings.max_packets
+            summaries[side] = summarize_pcap(run.capture.path, self.start_index.get(side, 0), end)
+        return WireSeen(delta(self.before, after), summaries, truncated)
+
+
+@dataclass
+class CaseWire:
+    """A finished capture of a case: the file, tcpdump's counts and the whole file's summary."""
+
+    side: str
+    iface: str
+    result: CaptureResult
+    summary: WireSummary | None
+    summary_s: float
+
+
+@dataclass
+class WireWatch:
+    settings: WireSettings
+    points: list[CapturePoint]
+    hops: Hops
+    near: str  # the PC's address
+    far: str  # the far end's (the DUT's, or the peer's behind a DUT in the path)
+    case_name: str
+    running: dict[str, _Running] = field(default_factory=dict)
+
+    def start(self) -> None:
+        """Starts the case's captures (when the run captures and the bench can)."""
+        s = self.settings
+        if not s.capture or s.unavailable is not None:
+            return
+        base = run_dir() / _file_safe(self.case_name)
+        for point in self.points:
+            cap = Capture(
+                list(point.prefix), point.iface, base.with_name(f"{base.name}-{point.side}.pcap"), s.max_packets
+            )
+            try:
+                cap.start()
+            except CaptureUnavailable as exc:
+                s.refuse(str(exc))
+                self.stop()
+                return
+            self.running[point.side] = _Running(point, cap)
+
+    def window(self) -> Window:
+        """A window opens: counters read, each capture's position noted."""
+        before = self.hops.read()
+        start = {side: count_records(r.capture.path) for side, r in self.running.items()}
+        return Window(self, before, start)
+
+    def stop(self) -> list[CaseWire]:
+        """Stops the captures and summarizes each whole file (the caller attaches and removes them)."""
+        out = []
+        running, self.running = self.running, {}
+        for side, run in running.items():
+            result = run.capture.stop()
+            t0 = time.monotonic()
+            try:
+                summary: WireSummary | None = summarize_pcap(result.path)
+                summary.truncated_at_cap = result.truncated
+            except (OSError, ValueError):
+                summary = None
+            out.append(CaseWire(side, run.point.iface, result, summary, time.monotonic() - t0))
+        return out
+
+    def remove(self, finished: list[CaseWire]) -> None:
+        for f in finished:
+            for suffix in (".pcap", ".log", ".pid"):
+                f.result.path.with_suffix(suffix).unlink(missing_ok=True)
+
+
+def _file_safe(name: str) -> str:
+    keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return keep[-120:] or "case"
+
+
+def capture_text(wire: CaseWire, near: str, far: str, near_name: str, far_name: str) -> str:
+    """The attachment beside the PCAP: what tcpdump says it wrote, then the scapy summary."""
+    r = wire.result
+    head = [
+        f"capture on {wire.iface} ({wire.side} side): {r.packets} packets written, snap length 128 B, "
+        f"cap {r.max_packets} packets" + (" - REACHED: the traffic went on beyond this file" if r.truncated else ""),
+    ]
+    if r.kernel_dropped:
+        head.append(f"tcpdump's buffer dropped {r.kernel_dropped} packets: the file misses them (the wire did not)")
+    if wire.summary is None:
+        return "\n".join([*head, "the file could not be read"])
+    body = wire.summary.text(near, far, near_name=near_name, far_name=far_name)
+    return "\n".join([*head, body, f"(summary made with scapy in {wire.summary_s:.2f} s)"])
+
+
+def file_of(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
