@@ -53,6 +53,8 @@ def attach_wire(ctx: HilContext) -> None:
     if ctx.wire is None:
         return
     finished = ctx.wire.stop()
+    if ctx.wire.skipped:
+        attach_text("wire: not captured", "\n".join(ctx.wire.skipped))
     near_name = "PC"
     far_name = "peer" if ctx.far_end.behind_dut else "DUT"
     for wire in finished:

@@ -26,7 +26,8 @@ from hil.results.recorder import CaseRecord, make_record
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
-from hil.wire.reading import mss_reading, udp_ledger
+from hil.wire.ledger import loss_ledger
+from hil.wire.reading import mss_reading
 
 if TYPE_CHECKING:
     from hil.session import HilContext
@@ -108,7 +109,7 @@ def add_wire(
     if spec.observe_mss:
         rec.extra["wire_mss"] = mss_reading(seen, near, far, spec.direction == "dut_rx", ss_mss)
     if spec.proto == "udp":
-        ledger = udp_ledger(seen, lost, spec.direction, hil.in_path)
+        ledger = loss_ledger(lost, seen.deltas, spec.direction, hil.in_path)
         rec.extra["ledger"] = ledger.as_fields()
         if (why := ledger.explanation()) is not None:
             rec.extra["ledger_explains"] = why

@@ -9,7 +9,8 @@ import itertools
 import statistics
 from dataclasses import dataclass
 
-from hil.wire.pcap_summary import UdpFlow, percentile
+from hil.tools.ping import percentile
+from hil.wire.pcap_summary import UdpFlow, gaps_us
 
 COMPRESSED_BELOW = 0.5  # a burst whose median in-burst gap is below this share of the profile's
 
@@ -68,7 +69,7 @@ def burst_timing(flow: UdpFlow, stream: int, gap_us: int, period_ms: int) -> Bur
     for b in sorted(by_burst):
         times = sorted(by_burst[b])
         starts.append(times[0])
-        inside = [(y - x) * 1e6 for x, y in itertools.pairwise(times)]
+        inside = gaps_us(times)
         gaps += inside
         if inside and statistics.median(inside) < COMPRESSED_BELOW * gap_us:
             compressed.append(b)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -20,7 +21,10 @@ from pathlib import Path
 from hil.plumbing.netns import pid_alive
 
 CAPTURE_ROOT = Path("/tmp/hil-captures")
-SNAP_LEN = 128  # Ethernet + IPv4 + TCP with every option (14 + 60 + 60 bytes: the header, never the data)
+# Ethernet, IPv4 without options and TCP with every option (14 + 20 + 60 = 94 bytes), or a UDP
+# datagram's header and the 24 bytes of a stream packet's (66): the headers, never the data
+# (IPv4 options, unused by the benches' traffic, would take up to 40 bytes more)
+SNAP_LEN = 128
 DEFAULT_MAX_PACKETS = 50_000
 PCAP_RECORD_OVERHEAD = 16
 PCAP_FILE_HEADER = 24
@@ -29,12 +33,29 @@ _PR_SET_PDEATHSIG = 1
 
 
 class CaptureUnavailable(Exception):
-    """The bench cannot capture (no tcpdump, no root or cap_net_raw): said once, the run goes on."""
+    """A capture could not start. `for_the_run`: the bench cannot capture at all (no tcpdump, no
+    root or cap_net_raw): said once, the run goes on without; else only this capture failed."""
+
+    def __init__(self, why: str, for_the_run: bool = False) -> None:
+        super().__init__(why)
+        self.for_the_run = for_the_run
 
 
 def max_bytes(max_packets: int, snap_len: int = SNAP_LEN) -> int:
     """The largest file a capture of `max_packets` can write."""
     return PCAP_FILE_HEADER + max_packets * (snap_len + PCAP_RECORD_OVERHEAD)
+
+
+def settle(captures: list[Capture], quiet_s: float = 0.03, limit_s: float = 0.5) -> None:
+    """Waits until no capture's file grows any more (what the kernel still held is written), all
+    at once, at most limit_s."""
+    deadline, sizes = time.monotonic() + limit_s, None
+    while time.monotonic() < deadline:
+        now = [c.path.stat().st_size if c.path.exists() else 0 for c in captures]
+        if now == sizes:
+            return
+        sizes = now
+        time.sleep(quiet_s)
 
 
 def _die_with_parent() -> None:  # in the child, before exec: killed when the suite's process ends
@@ -114,7 +135,7 @@ class Capture:
     def start(self) -> None:
         """Starts tcpdump and returns once it listens; CaptureUnavailable when it cannot."""
         if shutil.which("tcpdump") is None:
-            raise CaptureUnavailable("no tcpdump on the bench PC (Debian: apt-get install tcpdump)")
+            raise CaptureUnavailable("no tcpdump on the bench PC (Debian: apt-get install tcpdump)", for_the_run=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._log.open("wb") as log:
             self._proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -127,26 +148,34 @@ class Capture:
                 return
             if self._proc.poll() is not None:
                 self._proc = None
-                raise CaptureUnavailable(_why_not(said))
+                self._pidfile.unlink(missing_ok=True)
+                denied = "ermission" in said or "not permitted" in said
+                raise CaptureUnavailable(_why_not(said), for_the_run=denied)
             time.sleep(0.01)
         self.stop()
         raise CaptureUnavailable(f"tcpdump on {self.iface} did not start listening within {START_TIMEOUT_S:g} s")
 
-    def settle(self, quiet_s: float = 0.05, limit_s: float = 0.5) -> None:
-        """Waits until the file stops growing (what the kernel still held is written), at most limit_s."""
-        deadline, size = time.monotonic() + limit_s, -1
+    def dropped_so_far(self, wait_s: float = 0.05) -> int:
+        """Packets tcpdump's buffer has dropped so far (it prints its counts on SIGUSR1); 0 when it
+        has stopped (its final counts come with `stop`)."""
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return 0
+        size = self._log.stat().st_size if self._log.exists() else 0
+        proc.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + 10 * wait_s
         while time.monotonic() < deadline:
-            now = self.path.stat().st_size if self.path.exists() else 0
-            if now == size:
-                return
-            size = now
-            time.sleep(quiet_s)
+            said = self._log.read_bytes()[size:].decode(errors="replace") if self._log.exists() else ""
+            if "dropped by kernel" in said:
+                return tcpdump_count(said, "packets dropped by kernel")
+            time.sleep(wait_s / 5)
+        return 0
 
     def stop(self) -> CaptureResult:
         """Stops tcpdump (SIGINT: it finishes its file) and says what it wrote."""
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
-            self.settle()
+            settle([self], quiet_s=0.02, limit_s=0.2)  # the case's traffic ended before its evidence
             proc.send_signal(signal.SIGINT)
             try:
                 proc.wait(timeout=5)
@@ -155,8 +184,8 @@ class Capture:
                 proc.wait()
         self._pidfile.unlink(missing_ok=True)
         said = self._log.read_text(errors="replace") if self._log.exists() else ""
-        captured = _count(said, "packets captured")
-        return CaptureResult(self.path, captured, _count(said, "packets dropped by kernel"),
+        captured = tcpdump_count(said, "packets captured")
+        return CaptureResult(self.path, captured, tcpdump_count(said, "packets dropped by kernel"),
                              captured >= self.max_packets, self.max_packets)  # fmt: skip
 
     def remove(self) -> None:
@@ -164,12 +193,10 @@ class Capture:
             p.unlink(missing_ok=True)
 
 
-def _count(said: str, what: str) -> int:
-    for line in said.splitlines():
-        if line.strip().endswith(what):
-            first = line.split()[0]
-            return int(first) if first.isdigit() else 0
-    return 0
+def tcpdump_count(said: str, what: str) -> int:
+    """The last count tcpdump gave of `what` ("6 packets captured"; on SIGUSR1 one line of all)."""
+    found = re.findall(rf"(\d+) {what}", said)
+    return int(found[-1]) if found else 0
 
 
 def _why_not(said: str) -> str:

@@ -54,8 +54,8 @@ def interface_counters(iface: Interface) -> dict[str, int]:
 
 
 def qdisc_counters(iface: Interface) -> dict[str, int]:
-    """The root queue discipline's drops, overlimits and packets sent (a tbf shaper's drops are the
-    shaper's loss)."""
+    """The root queue discipline's drops, overlimits and packets sent (on the virtual benches the
+    tbf shaper's: its drops are the shaper's loss; a real NIC's own qdisc drops as its queue)."""
     found = _json([*iface.prefix, "tc", "-s", "-j", "qdisc", "show", "dev", iface.name])
     if not isinstance(found, list):
         return {}
@@ -65,7 +65,6 @@ def qdisc_counters(iface: Interface) -> dict[str, int]:
             for key in ("drops", "overlimits", "packets", "requeues"):
                 if isinstance(q.get(key), int):
                     out[key] = q[key]
-            out["shaper"] = int(q.get("kind") == "tbf")
     return out
 
 

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from hil.wire.counters import Counters
 
 BUCKETS = ("PC socket", "PC interface", "shaper", "link", "DUT", "peer", "unexplained")
-# the DUT console's counters (hil-fw `stats`) that count a datagram the DUT's stack dropped: its
-# link, IP and UDP layers' drops, memory and checksum errors, and a pool that ran out
-DUT_DROP_LAYERS = ("link_", "ip_", "udp_")
-DUT_DROP_SUFFIXES = ("_drop", "_memerr", "_chkerr")
+# the DUT console's counters (hil-fw `stats`, lwIP's) that count a frame or datagram its stack
+# dropped: each layer's `drop` (lwIP counts a memory or checksum error, or a pool that ran out, in
+# `drop` too: those causes are shown, never charged again). They count both directions' traffic.
+DUT_DROPS = ("link_drop", "ip_drop", "udp_drop")
+DUT_CAUSES = ("_memerr", "_chkerr", "_err")
 
 
 @dataclass
@@ -35,6 +36,8 @@ class Ledger:
         return {"lost": self.lost, **{c.bucket: {"lost": c.lost, "from": c.evidence} for c in self.charges}}
 
     def text(self) -> str:
+        if self.lost == 0 and not any(c.evidence for c in self.charges):
+            return "no datagram lost; no counter on the path moved"
         lines = [f"{self.lost} datagrams lost, placed hop by hop (sender -> receiver):"]
         for c in self.charges:
             lines.append(f"  {c.bucket:13s} {c.lost:8d}  {'; '.join(c.evidence) or '-'}")
@@ -45,7 +48,8 @@ class Ledger:
         dut = next((c for c in self.charges if c.bucket == "DUT" and c.lost), None)
         if dut is None:
             return None
-        return f"the DUT's own counters explain {dut.lost} of the {self.lost} lost ({'; '.join(dut.evidence)})"
+        drops = "; ".join(e for e in dut.evidence if not e.startswith("why"))
+        return f"the DUT's own drop counters explain {dut.lost} of the {self.lost} lost ({drops})"
 
 
 def _get(d: Counters, hop: str, *keys: str) -> list[tuple[str, int]]:
@@ -55,15 +59,33 @@ def _get(d: Counters, hop: str, *keys: str) -> list[tuple[str, int]]:
 
 def _dut_drops(d: Counters) -> list[tuple[str, int]]:
     values = d.get("dut", {})
+    return [(f"dut.{k}", values[k]) for k in DUT_DROPS if values.get(k, 0) > 0]
+
+
+def dut_causes(d: Counters) -> list[str]:
+    """The DUT's counters that say why it dropped (memory, checksum, pools), for the evidence only."""
+    values = d.get("dut", {})
+    layers = ("link_", "ip_", "udp_", "pool_")
     return [
-        (f"dut.{k}", v)
-        for k, v in sorted(values.items())
-        if v > 0
-        and (
-            (k.startswith(DUT_DROP_LAYERS) and k.endswith(DUT_DROP_SUFFIXES))
-            or (k.startswith("pool_") and k.endswith("_err"))
-        )
+        f"dut.{k} +{v}" for k, v in sorted(values.items()) if v > 0 and k.startswith(layers) and k.endswith(DUT_CAUSES)
     ]
+
+
+def _socket(d: Counters, hop: str) -> list[tuple[str, int]]:
+    """A receiving socket's drops: UdpInErrors counts each once (a full buffer is also counted in
+    UdpRcvbufErrors, a bad checksum in UdpInCsumErrors: both shown in its name, never charged twice)."""
+    k = d.get(hop, {})
+    if k.get("UdpInErrors", 0) <= 0:
+        return []
+    parts = [f"{name} {k[name]}" for name in ("UdpRcvbufErrors", "UdpInCsumErrors") if k.get(name, 0) > 0]
+    return [(f"{hop}.UdpInErrors" + (f" ({', '.join(parts)})" if parts else ""), k["UdpInErrors"])]
+
+
+def _send_buffer(d: Counters, kernel: str, qdisc: str) -> list[tuple[str, int]]:
+    """A sender's own drops: UdpSndbufErrors less what its shaper dropped (a datagram the qdisc
+    drops is also counted there: it is the shaper's)."""
+    sndbuf = d.get(kernel, {}).get("UdpSndbufErrors", 0) - d.get(f"{qdisc}_qdisc", {}).get("drops", 0)
+    return [(f"{kernel}.UdpSndbufErrors beyond the shaper's drops", sndbuf)] if sndbuf > 0 else []
 
 
 def _shaper(d: Counters, hop: str) -> list[tuple[str, int]]:
@@ -75,41 +97,42 @@ def path_counters(d: Counters, direction: str, in_path: bool) -> list[tuple[str,
     """The counters of each bucket along the direction's path (dut_rx: PC -> far end; dut_tx: far end -> PC)."""
     rx_faults = ("rx_dropped", "rx_errors", "rx_missed_errors", "rx_over_errors")
     tx_faults = ("tx_dropped", "tx_errors")
-    socket = ("UdpRcvbufErrors", "UdpInErrors")
     if not in_path:
+        # the virtual link: veth-pc <-> veth-dut -- br0 (the injected loss: nftables) -- tap0 <-> DUT
         if direction == "dut_rx":
             return [
-                ("PC socket", _get(d, "pc_kernel", "UdpSndbufErrors")),
                 ("shaper", _shaper(d, "pc")),
+                ("PC socket", _send_buffer(d, "pc_kernel", "pc")),
                 ("PC interface", _get(d, "pc", *tx_faults)),
-                ("link", _get(d, "link_loss", "dropped") + _get(d, "dut_side", *rx_faults)),
+                ("link", _get(d, "dut_side", *rx_faults) + _get(d, "link_loss", "dropped")),
                 ("DUT", _get(d, "dut_tap", *tx_faults) + _dut_drops(d)),
             ]
         return [
             ("DUT", _dut_drops(d) + _get(d, "dut_tap", "rx_dropped", "rx_errors")),
+            ("link", _get(d, "link_loss", "dropped")),
             ("shaper", _shaper(d, "dut_side")),
-            ("link", _get(d, "link_loss", "dropped") + _get(d, "dut_side", *tx_faults)),
+            ("link", _get(d, "dut_side", *tx_faults)),
             ("PC interface", _get(d, "pc", *rx_faults)),
-            ("PC socket", _get(d, "pc_kernel", *socket)),
+            ("PC socket", _socket(d, "pc_kernel")),
         ]
     if direction == "dut_rx":  # downlink: PC -> DUT -> peer
         return [
-            ("PC socket", _get(d, "pc_kernel", "UdpSndbufErrors")),
             ("shaper", _shaper(d, "pc")),
+            ("PC socket", _send_buffer(d, "pc_kernel", "pc")),
             ("PC interface", _get(d, "pc", *tx_faults)),
             ("link", _get(d, "port_pc", *rx_faults)),
             ("DUT", _get(d, "dut_tap_pc", *tx_faults) + _dut_drops(d) + _get(d, "port_peer", *tx_faults)),
             ("shaper", _shaper(d, "port_peer")),
-            ("peer", _get(d, "peer", *rx_faults) + _get(d, "peer_kernel", *socket)),
+            ("peer", _get(d, "peer", *rx_faults) + _socket(d, "peer_kernel")),
         ]
     return [  # uplink: peer -> DUT -> PC
-        ("peer", _get(d, "peer_kernel", "UdpSndbufErrors") + _get(d, "peer", *tx_faults)),
         ("shaper", _shaper(d, "peer")),
+        ("peer", _send_buffer(d, "peer_kernel", "peer") + _get(d, "peer", *tx_faults)),
         ("link", _get(d, "port_peer", *rx_faults)),
         ("DUT", _get(d, "dut_tap_peer", *tx_faults) + _dut_drops(d) + _get(d, "port_pc", *tx_faults)),
         ("shaper", _shaper(d, "port_pc")),
         ("PC interface", _get(d, "pc", *rx_faults)),
-        ("PC socket", _get(d, "pc_kernel", *socket)),
+        ("PC socket", _socket(d, "pc_kernel")),
     ]
 
 
@@ -124,4 +147,6 @@ def loss_ledger(lost: int, deltas: Counters, direction: str, in_path: bool) -> L
             charges[bucket].lost += charged
             charges[bucket].evidence.append(f"{name} +{value}" + (f" (charged {charged})" if charged != value else ""))
     charges["unexplained"].lost = remaining
+    if causes := dut_causes(deltas):
+        charges["DUT"].evidence.append(f"why (not charged again): {', '.join(causes)}")
     return Ledger(max(lost, 0), [charges[b] for b in BUCKETS])

@@ -1,10 +1,9 @@
-"""What a measurement's window of the wire adds to its record: the capture's figures and the
-counters' changes, the SYNs' MSS options and the largest segment each way beside the kernel's
-`ss` figure (with why they differ), and the loss ledger of a UDP measurement."""
+"""What a measurement's window of the wire says of a TCP connection's segment size: the SYNs'
+MSS options and the largest segment each way beside the kernel's `ss` figure, with why they
+differ (a UDP measurement's loss ledger: hil.wire.ledger)."""
 
 from __future__ import annotations
 
-from hil.wire.ledger import Ledger, loss_ledger
 from hil.wire.watch import WireSeen
 
 TCP_TIMESTAMPS = 12  # the timestamp option (10 bytes, padded to 12) in every segment of a connection using it
@@ -53,7 +52,3 @@ def explain(r: dict[str, object], largest: int, pc_sends: bool) -> str:
     if isinstance(ss, int) and ss != largest:
         text += f"; the kernel's ss says {ss} B (its estimate, not the wire's)"
     return text
-
-
-def udp_ledger(seen: WireSeen, lost: int, direction: str, in_path: bool) -> Ledger:
-    return loss_ledger(lost, seen.deltas, direction, in_path)

@@ -9,10 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from hil.wire.bench_points import CapturePoint
-from hil.wire.capture import Capture, CaptureResult, CaptureUnavailable, run_dir
+from hil.wire.capture import SNAP_LEN, Capture, CaptureResult, CaptureUnavailable, run_dir, settle
 from hil.wire.counters import Counters, Hops, delta
 from hil.wire.pcap_summary import WireSummary, count_records, summarize_pcap
 
@@ -47,11 +46,19 @@ class WireSeen:
     deltas: Counters
     summaries: dict[str, WireSummary]  # capture side ("pc", "peer") -> its slice's summary
     truncated: bool  # a capture reached its cap inside the window: its slice is not the whole traffic
+    missed: dict[str, int] = field(default_factory=dict)  # side -> packets tcpdump's buffer dropped so far
+
+    @property
+    def complete(self) -> bool:
+        """Every packet on the captured wires is in the slices (no cap reached, none missed)."""
+        return not self.truncated and not any(self.missed.values())
 
     def as_fields(self, near: str, far: str) -> dict[str, object]:
         out: dict[str, object] = {f"capture_{side}": s.as_fields(near, far) for side, s in self.summaries.items()}
         if self.truncated:
             out["capture_truncated"] = True
+        if self.missed:
+            out["capture_missed"] = self.missed
         out["counters"] = self.deltas
         return out
 
@@ -69,16 +76,24 @@ class Window:
     start_index: dict[str, int]
 
     def close(self) -> WireSeen:
-        """The window's counters and capture slices (the captures go on for the rest of the case)."""
+        """The window's counters and capture slices (the captures go on for the rest of the case);
+        a capture that missed packets (tcpdump's buffer overflowed) or reached its cap is said so."""
         after = self.watch.hops.read()
         summaries: dict[str, WireSummary] = {}
         truncated = False
-        for side, run in self.watch.running.items():
-            run.capture.settle()
-            end = count_records(run.capture.path)
+        missed: dict[str, int] = {}
+        runs = {side: run for side, run in self.watch.running.items() if side in self.start_index}
+        settle([run.capture for run in runs.values()])
+        for side, run in runs.items():
+            try:
+                end = count_records(run.capture.path)
+                summaries[side] = summarize_pcap(run.capture.path, self.start_index[side], end)
+            except (OSError, ValueError):
+                continue
             truncated |= end >= self.watch.settings.max_packets
-            summaries[side] = summarize_pcap(run.capture.path, self.start_index.get(side, 0), end)
-        return WireSeen(delta(self.before, after), summaries, truncated)
+            if dropped := run.capture.dropped_so_far():
+                missed[side] = dropped
+        return WireSeen(delta(self.before, after), summaries, truncated, missed)
 
 
 @dataclass
@@ -101,29 +116,49 @@ class WireWatch:
     far: str  # the far end's (the DUT's, or the peer's behind a DUT in the path)
     case_name: str
     running: dict[str, _Running] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)  # why a side of this case has no capture
 
     def start(self) -> None:
         """Starts the case's captures (when the run captures and the bench can)."""
         s = self.settings
         if not s.capture or s.unavailable is not None:
             return
-        base = run_dir() / _file_safe(self.case_name)
+        try:
+            base = run_dir() / _file_safe(self.case_name)
+        except OSError as exc:  # e.g. /tmp/hil-captures made by another user
+            s.refuse(f"cannot make the run's capture folder: {exc}")
+            return
         for point in self.points:
-            cap = Capture(
-                list(point.prefix), point.iface, base.with_name(f"{base.name}-{point.side}.pcap"), s.max_packets
-            )
+            path = base.with_name(f"{base.name}-{point.side}.pcap")
+            cap = Capture(list(point.prefix), point.iface, path, s.max_packets)
             try:
                 cap.start()
             except CaptureUnavailable as exc:
-                s.refuse(str(exc))
-                self.stop()
-                return
+                if exc.for_the_run:  # no tcpdump, no permission: said once, the run goes on without
+                    s.refuse(str(exc))
+                    self.stop()
+                    return
+                self.skipped.append(f"{point.side} side not captured: {exc}")  # this case only
+                continue
+            except OSError as exc:
+                self.skipped.append(f"{point.side} side not captured: {exc}")
+                continue
             self.running[point.side] = _Running(point, cap)
 
-    def window(self) -> Window:
-        """A window opens: counters read, each capture's position noted."""
+    def window(self, sides: tuple[str, ...] = ("pc",)) -> Window:
+        """A window opens: counters read, the position noted of each capture of `sides` (the PC's
+        by default: what a record reads; a peer's capture is summarized for the case, and for a
+        window that asks for it). A capture that cannot be read is left out of the window:
+        evidence never stops a measurement."""
         before = self.hops.read()
-        start = {side: count_records(r.capture.path) for side, r in self.running.items()}
+        start = {}
+        for side, r in self.running.items():
+            if side not in sides:
+                continue
+            try:
+                start[side] = count_records(r.capture.path)
+            except (OSError, ValueError):
+                continue
         return Window(self, before, start)
 
     def stop(self) -> list[CaseWire]:
@@ -156,7 +191,7 @@ def capture_text(wire: CaseWire, near: str, far: str, near_name: str, far_name: 
     """The attachment beside the PCAP: what tcpdump says it wrote, then the scapy summary."""
     r = wire.result
     head = [
-        f"capture on {wire.iface} ({wire.side} side): {r.packets} packets written, snap length 128 B, "
+        f"capture on {wire.iface} ({wire.side} side): {r.packets} packets written, snap length {SNAP_LEN} B, "
         f"cap {r.max_packets} packets" + (" - REACHED: the traffic went on beyond this file" if r.truncated else ""),
     ]
     if r.kernel_dropped:
@@ -165,7 +200,3 @@ def capture_text(wire: CaseWire, near: str, far: str, near_name: str, far_name: 
         return "\n".join([*head, "the file could not be read"])
     body = wire.summary.text(near, far, near_name=near_name, far_name=far_name)
     return "\n".join([*head, body, f"(summary made with scapy in {wire.summary_s:.2f} s)"])
-
-
-def file_of(path: Path) -> bytes:
-    return path.read_bytes() if path.exists() else b""

@@ -15,7 +15,7 @@ import pytest
 
 from hil.paths import PROJECT_ROOT
 from hil.plumbing.netns import VirtualTopology
-from hil.wire.capture import CAPTURE_ROOT, SNAP_LEN, Capture, cleanup_stale, max_bytes
+from hil.wire.capture import CAPTURE_ROOT, SNAP_LEN, Capture, cleanup_stale, max_bytes, tcpdump_count
 from hil.wire.pcap_summary import count_records, summarize_pcap
 from tests.support.processes import pgrep
 
@@ -95,3 +95,14 @@ def test_the_next_run_kills_a_tcpdump_that_survived_its_run(tmp_path: Path) -> N
             assert not _tcpdumps(str(stale)) and not stale.exists()
         finally:
             survivor.stop()
+
+
+def test_tcpdumps_counts_are_read_in_both_of_its_formats() -> None:
+    at_exit = (
+        "tcpdump: listening on lo\n6 packets captured\n12 packets received by filter\n3 packets dropped by kernel\n"
+    )
+    on_sigusr1 = "tcpdump: 6 packets captured, 12 packets received by filter, 2 packets dropped by kernel\n"
+    assert tcpdump_count(at_exit, "packets dropped by kernel") == 3
+    assert tcpdump_count(on_sigusr1, "packets dropped by kernel") == 2
+    assert tcpdump_count(on_sigusr1 + at_exit, "packets captured") == 6  # the last count given
+    assert tcpdump_count("tcpdump: listening on lo\n", "packets captured") == 0

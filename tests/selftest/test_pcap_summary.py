@@ -11,7 +11,7 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 
 from hil.traffic.stream_peer import HEADER, MAGIC
-from hil.wire.pcap_summary import count_records, gaps_us, percentile, summarize_pcap
+from hil.wire.pcap_summary import count_records, gaps_us, summarize_pcap
 
 pytestmark = pytest.mark.selftest
 
@@ -262,15 +262,9 @@ def test_text(session):
     assert "far end 10.0.0.2 -> PC 10.0.0.1" in summarize_pcap(session).text(PC, DUT)
 
 
-def test_gaps_and_percentile():
+def test_gaps():
     assert gaps_us([1.0, 1.000100, 1.000350]) == pytest.approx([100.0, 250.0])
     assert gaps_us([1.0]) == []
-    values = [float(v) for v in range(10, 0, -1)]
-    assert [percentile(values, q) for q in (0, 10, 50, 90, 99, 100)] == [1, 1, 5, 9, 10, 10]
-    with pytest.raises(ValueError):
-        percentile([], 50)
-    with pytest.raises(ValueError):
-        percentile(values, 101)
 
 
 def test_speed_of_30000_packets(tmp_path):

@@ -59,8 +59,10 @@ def dut_mss_build(hil: HilContext, step: tuple[str, int, str]) -> None:
     rec = measure(hil, scenario, point)
     rec.extra["requested_mss"] = mss
     attach_text("DUT MSS build: configured vs observed", mss_table([rec]))
-    wire = rec.extra.get("wire_mss") or {}
-    syns = f", SYN MSS PC {wire['syn_mss_pc']} / DUT {wire['syn_mss_far']} on the wire" if wire else ""  # type: ignore[index]
+    wire = rec.extra.get("wire_mss")
+    syns = (
+        f", SYN MSS PC {wire['syn_mss_pc']} / DUT {wire['syn_mss_far']} on the wire" if isinstance(wire, dict) else ""
+    )
     allure.dynamic.title(
         f"mss_dut/{case}: TCP_MSS {mss}, observed {rec.extra.get('observed_mss')}{syns}: {rec.median:.2f} Mbit/s = "
         f"{rec.efficiency_pct or 0:.1f} % of {rec.theory or 0:.2f}; {criteria(rec.metrics(), limits)}"

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 HEADERS = {"udp": 28, "tcp": 40}
 PACKETS_PER_S = 2000  # the sender's pace (1500-byte datagrams: 23.5 Mbit/s, within every bench's link)
 POINTS = {"quick": ((100, 1500), 1000), "full": ((100, 500, 1000, 1500), 10_000)}  # (IP sizes, packets)
-COUNTS = frozenset({"loss_pct", "sent", "received", "lost", "retransmissions"})
+COUNTS = frozenset({"loss_pct", "sent", "received", "lost", "retransmissions", "duplicates", "reordered"})
 # iperf 2 at both ends, also between two hosts: its server waits for the client's last datagram;
 # iperf 3's server stops counting when the test ends, before the last datagrams in flight (they
 # would be neither received nor lost: 998 of 1000 counted through the virtual bridge)
@@ -131,8 +131,8 @@ def capture_agreement(seen: WireSeen, hil: HilContext, point: CountPoint, port: 
     summary = seen.summaries.get("pc")
     if summary is None:
         return {"agrees": None, "why": "no capture on the PC's side"}
-    if seen.truncated:
-        return {"agrees": None, "why": "the capture reached its packet cap (--capture-packets): not compared"}
+    if not seen.complete:
+        return {"agrees": None, "why": f"the capture is not whole (cap reached, or missed {seen.missed}): not compared"}
     pc, far = hil.pc_side.ip, hil.far_end.ip
     src, dst = (pc, far) if point.direction == "dut_rx" else (far, pc)
     flows = [f for f in summary.udp_flows if (f.src, f.dst, f.dport) == (src, dst, port) and f.seq_format == "iperf2"]
@@ -145,13 +145,15 @@ def capture_agreement(seen: WireSeen, hil: HilContext, point: CountPoint, port: 
             f"{sent} sent by the PC" + (f" less {shaper} its shaper dropped" if shaper else ""),
         )
     else:
-        kernel = d.get("pc_kernel", {})
-        socket = kernel.get("UdpRcvbufErrors", 0) + kernel.get("UdpInErrors", 0)
+        socket = d.get("pc_kernel", {}).get("UdpInErrors", 0)  # a full buffer's drops (RcvbufErrors) included
         expected = sent - lost + socket
         how = f"{sent - lost} received by the PC's iperf" + (f" + {socket} its socket dropped" if socket else "")
     agrees = on_wire == expected
     why = f"{on_wire} numbered datagrams on the PC's wire ({len(flows)} flows), {how}"
-    return {"agrees": agrees, "on_wire": on_wire, "expected": expected, "why": why}
+    out: dict[str, object] = {"agrees": agrees, "on_wire": on_wire, "expected": expected, "why": why}
+    if point.direction == "dut_tx":  # the PC receives: duplicates and reordering as they reached it
+        out.update(duplicates=sum(f.duplicates for f in flows), reordered=sum(f.reordered for f in flows))
+    return out
 
 
 def chart_loss_by_size(hil: HilContext, point: CountPoint) -> None:
@@ -165,13 +167,14 @@ def chart_loss_by_size(hil: HilContext, point: CountPoint) -> None:
     if not rows:
         return
     series = {f"{direction}: {point.what} lost (%)": [(float(r.extra["x"]), r.median) for r in rows]}  # type: ignore[arg-type]
-    if point.proto == "tcp":  # TCP loses nothing: what it resent is its loss
-        series[f"{direction}: segments resent (% of writes)"] = [
-            (float(r.extra["x"]), 100.0 * r.measured.get("retransmissions", 0.0) / point.packets)
-            for r in rows  # type: ignore[arg-type]
+    resent = [r for r in rows if "retransmissions" in r.measured]  # none without a capture: not drawn as 0
+    if point.proto == "tcp" and resent:  # TCP loses nothing: what it resent is its loss
+        series[f"{direction}: segments resent per 100 writes"] = [
+            (float(r.extra["x"]), 100.0 * r.measured["retransmissions"] / (point.packets * len(r.values)))  # type: ignore[arg-type]
+            for r in resent
         ]
     title = f"count/{direction}: loss against IP datagram size ({point.packets} {point.what} per size)"
-    chart = sweep_chart(title, "IP datagram size (bytes)", series, ylabel="% of sent", efficiency_panel=False)
+    chart = sweep_chart(title, "IP datagram size (bytes)", series, ylabel="per 100 sent", efficiency_panel=False)
     attach_png(f"count {direction}: loss against IP size", chart)
     table = [f"{r.extra['x']!s:>6s} B {r.measured['lost']:8.0f} lost of {r.measured['sent']:.0f} ({r.median:.4f} %)"
              + (f", {r.measured['retransmissions']:.0f} segments resent" if "retransmissions" in r.measured else "")
@@ -212,7 +215,11 @@ def measure_counts(hil: HilContext, point: CountPoint, key: str) -> CaseRecord:
     rec.traffic_s = round(sum(r.duration_s or expected_s for r in runs), 3)
     if window is not None:
         seen = window.close()
-        rec.extra["capture_count"] = capture_agreement(seen, hil, point, spec.port, sum(sent), sum(lost))
+        wire = capture_agreement(seen, hil, point, spec.port, sum(sent), sum(lost))
+        rec.extra["capture_count"] = wire
+        for key in ("duplicates", "reordered"):
+            if isinstance(value := wire.get(key), int):
+                rec.measured[key] = float(value)
         add_wire(hil, rec, seen, spec, sum(lost), None)
     hil.recorder.record(rec, start, time.time())
     attach_text("counts", "\n".join(f"run {i}: {s} numbered, {s - n} received, {n} lost"
@@ -271,8 +278,8 @@ def tcp_capture_agreement(seen: WireSeen, hil: HilContext, point: CountPoint, se
     summary = seen.summaries.get("pc")
     if summary is None:
         return {"agrees": None, "why": "no capture on the PC's side"}
-    if seen.truncated:
-        return {"agrees": None, "why": "the capture reached its packet cap (--capture-packets): not compared"}
+    if not seen.complete:
+        return {"agrees": None, "why": f"the capture is not whole (cap reached, or missed {seen.missed}): not compared"}
     pc, far = hil.pc_side.ip, hil.far_end.ip
     way = summary.direction(pc, far) if point.direction == "dut_rx" else summary.direction(far, pc)
     why = (f"{way.tcp_new_bytes} payload bytes on the PC's wire (each once), {sent} in the writes; they went "

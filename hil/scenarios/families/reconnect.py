@@ -61,7 +61,10 @@ def reconnection(hil: HilContext, side: str) -> None:
     allure.dynamic.feature("reconnection (undock / redock)")
     allure.dynamic.story(f"reconnect {side} side")
     topo, far = hil.topology, hil.far_end
-    assert isinstance(topo, InPathTopology)  # the contract runs the case on the virtual in-path bench only
+    if not isinstance(topo, InPathTopology):  # the contract runs the case on the virtual in-path bench only
+        raise TypeError(
+            f"reconnection needs the virtual in-path topology, the contract let it run on {type(topo).__name__}"
+        )
     scenario, case = "reconnect", f"{side}_side"
     limits = hil.thresholds.limits(scenario, case)  # no limits: an error before the link is touched
     total_s = BEFORE_S + DOWN_S + AFTER_S

@@ -22,10 +22,10 @@ from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, STREAM, ScenarioShape
 from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.stats import summarize
-from hil.traffic.stream_peer import BASE_PORT
 from hil.traffic.streams import StreamSpec, load_profile
 from hil.wire.bursts import COMPRESSED_BELOW, BurstTiming, burst_timing
 from hil.wire.bursts import HEADER as TIMING_HEADER
+from hil.wire.ledger import Ledger, loss_ledger
 
 if TYPE_CHECKING:
     from hil.session import HilContext
@@ -88,23 +88,30 @@ def combine(spec: StreamSpec, sender: dict, receiver: dict) -> dict:
 
 
 def stream_timing(seen: WireSeen, spec: StreamSpec) -> BurstTiming | None:
-    """A stream's bursts as a capture saw them: the PC's for what it sends or receives; behind a
-    DUT in the path, the peer's capture for what the peer receives."""
-    side = "peer" if spec.direction == "dut_rx" and "peer" in seen.summaries else "pc"
+    """A stream's bursts where its sender's frames leave for the wire, where the bench sees that:
+    the PC's interface for the PC's streams (dut_rx; after its shaper), the peer's for the peer's
+    behind a DUT in the path; a DUT's own streams as they reach the PC."""
+    side = "peer" if spec.direction == "dut_tx" and "peer" in seen.summaries else "pc"
     summary = seen.summaries.get(side)
-    flow = (
-        next((f for f in summary.udp_flows if f.dport == BASE_PORT + spec.id and f.seq_format == "stream"), None)
-        if summary
-        else None
-    )
+    flows = summary.udp_flows if summary is not None else []
+    flow = next((f for f in flows if f.dport == spec.port and f.seq_format == "stream"), None)
     return burst_timing(flow, spec.id, spec.gap_us, spec.period_ms) if flow is not None else None
+
+
+def stream_ledgers(seen: WireSeen, streams: list[StreamSpec], per_stream: dict, in_path: bool) -> dict[str, Ledger]:  # type: ignore[type-arg]
+    """The lost packets of each direction's streams placed on the hops whose counters moved."""
+    lost: dict[str, int] = {}
+    for spec in streams:
+        lost[spec.direction] = lost.get(spec.direction, 0) + int(per_stream[spec.id]["lost"])
+    return {d: loss_ledger(n, seen.deltas, d, in_path) for d, n in sorted(lost.items())}
 
 
 def timing_table(timings: list[tuple[BurstTiming, str]]) -> str:
     lines = [TIMING_HEADER, *(t.line(direction) for t, direction in timings)]
     lines.append(
-        f"a burst whose median gap is below {COMPRESSED_BELOW:g} x the profile's went out compressed; "
-        "dut_rx streams are timed where they arrive (the peer behind a DUT in the path), else on the PC's interface"
+        f"a burst whose median gap is below {COMPRESSED_BELOW:g} x the profile's went out compressed; timed where the "
+        "sender's frames leave for the wire (the PC's streams after its shaper, the peer's on its interface), a DUT's "
+        "own where they reach the PC"
     )
     return "\n".join(lines)
 
@@ -119,7 +126,7 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
     scenario = f"stress-{profile.name}"
     drops_before = hil.topology.loss_counter()
     start = time.time()
-    window = hil.wire.window() if hil.wire is not None else None
+    window = hil.wire.window(sides=("pc", "peer")) if hil.wire is not None else None
     ends, evidence = hil.far_end.streams(hil.pc_side, profile, duration)
     seen = window.close() if window is not None else None
     drops_after = hil.topology.loss_counter()
@@ -167,6 +174,11 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
     )
     total.measured["duplicates"] = float(sum(v["duplicates"] for v in per_stream.values()))
     total.extra.update(duration_s=duration)
+    if seen is not None:  # each direction's lost packets placed hop by hop (hil.wire.ledger)
+        ledgers = stream_ledgers(seen, profile.streams, per_stream, hil.in_path)
+        total.extra["ledger"] = {hil.direction(d): ledger.as_fields() for d, ledger in ledgers.items()}
+        total.extra["counters"] = seen.deltas
+        attach_text("loss ledger", "\n\n".join(f"{hil.direction(d)}: {ledger.text()}" for d, ledger in ledgers.items()))
     total.traffic_s = duration  # the streams ran at once: the total carries their traffic time
     total.generator_limited = any(r.generator_limited for r in records)
     injected_pct = None

@@ -302,17 +302,16 @@ def mss_table(records: list[CaseRecord]) -> str:
     for r in records:
         obs = r.extra.get("observed_mss")
         eff = f"{r.efficiency_pct:6.1f}" if r.efficiency_pct else f"{'-':>6s}"
-        w = r.extra.get("wire_mss") or {}
-        wire = [
-            w.get(k, "-")
-            for k in ("syn_mss_pc", "syn_mss_far", "largest_payload_pc_to_far", "largest_payload_far_to_pc")
-        ]  # type: ignore[union-attr]
+        found = r.extra.get("wire_mss")
+        w: dict[str, object] = found if isinstance(found, dict) else {}
+        keys = ("syn_mss_pc", "syn_mss_far", "largest_payload_pc_to_far", "largest_payload_far_to_pc")
+        wire = [w.get(k, "-") for k in keys]
         lines.append(
             f"{r.extra.get('requested_mss')!s:>9s} {obs!s:>6s} {wire[0]!s:>7s} {wire[1]!s:>7s} {wire[2]!s:>8s} "
             f"{wire[3]!s:>8s} {r.median:9.2f} {r.theory or 0:8.2f} {eff}  {r.case}"
         )
-        if w.get("why"):  # type: ignore[union-attr]
-            whys.append(f"{r.case}: {w['why']}")  # type: ignore[index]
+        if w.get("why"):
+            whys.append(f"{r.case}: {w['why']}")
     if not any(r.extra.get("wire_mss") for r in records):
         whys.append("no capture (--wire-capture off, or the bench cannot capture): the SYNs were not read")
     return "\n".join([*lines, "", *whys])
