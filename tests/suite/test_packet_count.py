@@ -20,6 +20,7 @@ from hil.traffic.roles import TrafficResult, TrafficSpec
 from tests.support.child_suite import run_suite
 
 COUNT = ("tests/hil", "-m", "count")
+CAPTURED = ("--wire-capture", "on")  # the counts are compared with the capture
 
 
 @pytest.mark.selftest
@@ -52,7 +53,7 @@ def test_iperf2s_closing_datagram_is_not_a_packet_sent() -> None:
 def test_the_count_passes_on_a_clean_link_and_fails_on_a_lossy_one(tmp_path: Path) -> None:
     """... and each count agrees with the PC's capture, and the lossy link's loss is placed on the
     link in the loss ledger, within 10 % of what the injector dropped."""
-    clean = run_suite(tmp_path / "clean", "--profile", "quick", "-k", "ip1500", tests=COUNT)
+    clean = run_suite(tmp_path / "clean", "--profile", "quick", "-k", "ip1500", *CAPTURED, tests=COUNT)
     assert clean.returncode == 0, clean.stdout[-3000:]
     records = [json.loads(line) for line in (tmp_path / "clean" / "results.jsonl").read_text().splitlines()]
     agree = {r["case"]: r["extra"]["capture_count"] for r in records if r.get("scenario") == "count" and "extra" in r}
@@ -65,7 +66,7 @@ def test_the_count_passes_on_a_clean_link_and_fails_on_a_lossy_one(tmp_path: Pat
         "duts:\n  - name: lossy\n    kind: virtual\n    thresholds: virtual-100m\n    link: {loss_pct: 2}\n"
     )
     lossy = run_suite(tmp_path / "lossy", "--profile", "quick", "-k", "udp and ip1500", "--bench", str(bench),
-                      tests=COUNT)  # fmt: skip
+                      *CAPTURED, tests=COUNT)  # fmt: skip
     assert lossy.returncode == 1, lossy.stdout[-3000:]  # the DUT's path lost datagrams: a failure, not a bench fault
     records = [json.loads(line) for line in (tmp_path / "lossy" / "results.jsonl").read_text().splitlines()]
     counted = [r for r in records if r.get("scenario") == "count" and "measured" in r]

@@ -102,8 +102,8 @@ def count_packets(hil: HilContext, point: CountPoint) -> None:
     limits = hil.thresholds.limits("count", key)  # none: an error before any traffic
     allure.dynamic.feature(PacketCount.name)
     allure.dynamic.story(f"count {point.proto} {hil.direction(point.direction)}")
-    measure = measure_counts if point.proto == "udp" else measure_tcp_counts
-    rec = measure(hil, point, key)
+    measure_point = measure_counts if point.proto == "udp" else measure_tcp_counts
+    rec = measure_point(hil, point, key)
     resent = f", {rec.measured['retransmissions']:.0f} segments resent" if "retransmissions" in rec.measured else ""
     allure.dynamic.title(
         f"count/{key}: {point.packets} {point.what} of {point.ip_size} B (IP) at {PACKETS_PER_S}/s: "
@@ -117,7 +117,7 @@ def count_packets(hil: HilContext, point: CountPoint) -> None:
     try:
         check(hil, "count", [rec])
     except AssertionError as miss:  # a DUT on the bench PC: measured once more (--confirm-misses)
-        confirm_miss(hil, "count", miss, lambda: measure(hil, point, key))
+        confirm_miss(hil, "count", miss, lambda: measure_point(hil, point, key))
     wire = rec.extra.get("capture_count")
     if isinstance(wire, dict) and wire.get("agrees") is False:  # the DUT met its limits: the bench's counts disagree
         raise BenchFault(f"the count disagrees with the capture: {wire['why']}")
