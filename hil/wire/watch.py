@@ -11,7 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hil.wire.bench_points import CapturePoint
-from hil.wire.capture import SNAP_LEN, Capture, CaptureResult, CaptureUnavailable, run_dir, settle
+from hil.wire.capture import (
+    DEFAULT_MAX_PACKETS,
+    SNAP_LEN,
+    Capture,
+    CaptureResult,
+    CaptureUnavailable,
+    run_dir,
+    settle,
+)
 from hil.wire.counters import Counters, Hops, delta
 from hil.wire.pcap_summary import WireSummary, count_records, summarize_pcap
 
@@ -21,7 +29,7 @@ class WireSettings:
     """The run's capture settings and what it has spent (one per run)."""
 
     capture: bool = True
-    max_packets: int = 50_000
+    max_packets: int = DEFAULT_MAX_PACKETS
     budget_bytes: int = 400_000_000
     attached_bytes: int = 0
     unavailable: str | None = None  # why this bench cannot capture (said once)
