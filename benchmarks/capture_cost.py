@@ -11,15 +11,14 @@ Run as root from the project root:  python -m benchmarks.capture_cost [--quick]
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.entry import parsed, parser, run_benchmark, verdict
 from hil.console.dialects.registry import make_driver
 from hil.console.serial_console import SerialConsole
-from hil.errors import BenchError, DutError
 from hil.paths import host_firmware
 from hil.plumbing import netns
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec
@@ -79,34 +78,18 @@ def run(args: argparse.Namespace) -> int:
                       f"{max(summary_s):9.2f}", flush=True)  # fmt: skip
                 if cost > args.max_cost_pct:
                     failures.append(f"{name}: the capture cost {cost:.2f} % > {args.max_cost_pct:g} %")
-    for f in failures:
-        print(f"TARGET MISSED: {f}")
-    return 1 if failures else 0
+    return verdict(failures)
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--repeat", type=int, default=3, help="repetitions per case and condition (default 3)")
-    p.add_argument("--duration", type=float, default=5.0, help="seconds per test (default 5)")
-    p.add_argument("--quick", action="store_true", help="1 repetition of 3 s")
+    p = parser(__doc__)
     p.add_argument("--max-cost-pct", type=float, default=2.0, help="the capture's largest cost (default 2 %%)")
     # above any test's packets (5 s of TCP: about 60,000): a capture that stopped at its cap would cost less
     p.add_argument("--capture-packets", type=int, default=1_000_000, help="packet cap per capture (default 1,000,000)")
-    args = p.parse_args()
-    if args.quick:
-        args.repeat, args.duration = 1, 3.0
-    if args.repeat < 1 or args.duration <= 0 or args.capture_packets < 1:
-        p.error("--repeat and --capture-packets must be >= 1 and --duration > 0")
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
-    try:
-        return run(args)
-    except (BenchError, DutError) as exc:
-        print(f"benchmark failed: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted; the virtual link was removed", file=sys.stderr)
-        return 130
+    args = parsed(p)
+    if args.capture_packets < 1:
+        p.error("--capture-packets must be >= 1")
+    return run_benchmark(run, args)
 
 
 if __name__ == "__main__":

@@ -14,14 +14,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import signal
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from benchmarks.entry import parsed, parser, run_benchmark, verdict
 from hil.console.serial_console import SerialConsole
-from hil.errors import BenchError, DutError
+from hil.errors import DutError
 from hil.paths import PROJECT_ROOT, host_firmware
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec
 from hil.plumbing.netns import TAP, TbfShaping, VirtualTopology
@@ -123,35 +123,15 @@ def run(args: argparse.Namespace) -> int:
             args.json.parent.mkdir(parents=True, exist_ok=True)
             args.json.write_text(json.dumps([asdict(r) for r in bench.rows], indent=2))
             print(f"figures written to {args.json}")
-    for f in failures:
-        print(f"TARGET MISSED: {f}")
-    return 1 if failures else 0
+    return verdict(failures)
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--repeat", type=int, default=3, help="repetitions per case (default 3)")
-    p.add_argument("--duration", type=float, default=5.0, help="seconds per test (default 5)")
-    p.add_argument("--quick", action="store_true", help="1 repetition of 3 s (CI)")
+    p = parser(__doc__)
     p.add_argument("--min-shaped-tcp", type=float, default=93.0, help="target for shaped TCP goodput, Mbit/s")
     p.add_argument("--strict-ladder", action="store_true", help="fail when the window ladder does not rise")
     p.add_argument("--json", type=Path, default=PROJECT_ROOT / "results" / "benchmarks" / "host_dut_throughput.json")
-    args = p.parse_args()
-    if args.quick:
-        args.repeat, args.duration = 1, 3.0
-    if args.repeat < 1 or args.duration <= 0:
-        p.error("--repeat must be >= 1 and --duration > 0")
-    # SIGTERM, and SIGHUP (the terminal or the CI job's pty closed), unwind the topology's cleanup
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
-    try:
-        return run(args)
-    except (BenchError, DutError) as exc:
-        print(f"benchmark failed: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted; the virtual link was removed", file=sys.stderr)
-        return 130
+    return run_benchmark(run, parsed(p))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
 
 if TYPE_CHECKING:
     from hil.session import HilContext
+    from hil.wire.pcap_summary import WireSummary
     from hil.wire.watch import WireSeen
 
 # an IPv4 header (20) and a UDP (8) or TCP header without options (20): the payload is the IP size less these
@@ -123,16 +124,25 @@ def count_packets(hil: HilContext, point: CountPoint) -> None:
         raise BenchFault(f"the count disagrees with the capture: {wire['why']}")
 
 
+def whole_pc_capture(seen: WireSeen) -> tuple[WireSummary | None, str]:
+    """The PC's capture of the window when it holds every packet, else None and why a count is not
+    compared with it."""
+    summary = seen.summaries.get("pc")
+    if summary is None:
+        return None, "no capture on the PC's side"
+    if not seen.complete:
+        return None, f"the capture is not whole (cap reached, or missed {seen.missed}): not compared"
+    return summary, ""
+
+
 def capture_agreement(seen: WireSeen, hil: HilContext, point: CountPoint, port: int, sent: int, lost: int,
                       ) -> dict[str, object]:  # fmt: skip
     """The count against the PC's capture: the numbered datagrams on the PC's wire must be exactly
     those the PC sent (dut_rx: less what its shaper dropped before the capture point), or those
     its iperf received plus what its own socket dropped (dut_tx)."""
-    summary = seen.summaries.get("pc")
+    summary, why_not = whole_pc_capture(seen)
     if summary is None:
-        return {"agrees": None, "why": "no capture on the PC's side"}
-    if not seen.complete:
-        return {"agrees": None, "why": f"the capture is not whole (cap reached, or missed {seen.missed}): not compared"}
+        return {"agrees": None, "why": why_not}
     pc, far = hil.pc_side.ip, hil.far_end.ip
     src, dst = (pc, far) if point.direction == "dut_rx" else (far, pc)
     flows = [f for f in summary.udp_flows if (f.src, f.dst, f.dport) == (src, dst, port) and f.seq_format == "iperf2"]
@@ -275,11 +285,9 @@ def measure_tcp_counts(hil: HilContext, point: CountPoint, key: str) -> CaseReco
 def tcp_capture_agreement(seen: WireSeen, hil: HilContext, point: CountPoint, sent: int) -> dict[str, object]:
     """The data direction's payload on the PC's wire, each byte once (what was resent counted
     once), against the bytes the writes hold: equal when the sender sent exactly the count."""
-    summary = seen.summaries.get("pc")
+    summary, why_not = whole_pc_capture(seen)
     if summary is None:
-        return {"agrees": None, "why": "no capture on the PC's side"}
-    if not seen.complete:
-        return {"agrees": None, "why": f"the capture is not whole (cap reached, or missed {seen.missed}): not compared"}
+        return {"agrees": None, "why": why_not}
     pc, far = hil.pc_side.ip, hil.far_end.ip
     way = summary.direction(pc, far) if point.direction == "dut_rx" else summary.direction(far, pc)
     why = (f"{way.tcp_new_bytes} payload bytes on the PC's wire (each once), {sent} in the writes; they went "
