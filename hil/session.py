@@ -130,11 +130,12 @@ class DutSession:
         pc = PcSide(pc_ns, self.config.network.pc_ip, workdir / "pc", congestion, stop_when)
         return self.far_end(peer, pc, workdir / "peer"), pc, identity
 
-    def counters(self) -> dict[str, int] | None:
-        """The DUT's own counters as numbers, for a loss ledger (None: no console, no counters, or down)."""
+    def counters(self, mark: bool = False) -> dict[str, int] | None:
+        """The DUT's own counters as numbers, for a loss ledger and the DUT's side of a measurement
+        (None: no console, no counters, or down); `mark`: its high-water marks restart after this reading."""
         if self.driver is None or not self.adapter.alive():
             return None
-        return self.driver.counters()
+        return self.driver.counters(mark)
 
     def require_console(self) -> tuple[EmbeddedConsole, DialectDriver]:
         """The DUT's console and its dialect driver; a case that needs them on a DUT without a

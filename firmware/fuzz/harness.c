@@ -45,6 +45,11 @@ unsigned int fw_platform_random(void)
     return 4; /* chosen by fair dice roll: fuzzing wants determinism */
 }
 
+uint64_t fw_platform_busy_us(void)
+{
+    return FW_PLATFORM_BUSY_UNKNOWN;
+}
+
 const char *fw_platform_target(void)
 {
     return "fuzz";

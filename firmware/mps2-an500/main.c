@@ -2,6 +2,7 @@
  * waits for an interrupt (WFI) when there is nothing to do. */
 #include "board_common.h"
 #include "fw_app.h"
+#include "fw_platform.h"
 #include "lan9118.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
@@ -28,6 +29,8 @@ int main(void)
     fw_app_init(&netif);
     board_idle_init();
     for (;;) {
+        uint64_t start = fw_platform_time_us();
+        bool due = board_work_due();
         size_t n = board_console_pump();
         int frames = lan9118_poll(&netif, 8);
         sys_check_timeouts();
@@ -36,6 +39,9 @@ int main(void)
          * to overflow the LAN9118's RX FIFO, and a board under test spins like a real one */
         if (n == 0 && frames == 0 && !fw_test_running() && fw_app_poll_delay_us() >= IDLE_MIN_US) {
             board_wait_for_event();
+        }
+        if (n == 0 && frames == 0 && !due) {
+            board_loop_idle(start);
         }
     }
 }

@@ -66,14 +66,19 @@ int main(void)
     fw_app_init(&netif);
     uint64_t next_link_check = fw_platform_time_us() + LINK_CHECK_US;
     for (;;) {
-        (void)board_console_pump();
-        gmac_poll(&netif, 8);
+        uint64_t start = fw_platform_time_us();
+        bool due = board_work_due();
+        size_t n = board_console_pump();
+        int frames = gmac_poll(&netif, 8);
         sys_check_timeouts();
         fw_app_poll();
         uint64_t now = fw_platform_time_us();
         if (now >= next_link_check) {
             gmac_link_check(&netif, NULL);
             next_link_check = now + LINK_CHECK_US;
+        }
+        if (n == 0 && frames == 0 && !due) {
+            board_loop_idle(start);
         }
     }
 }

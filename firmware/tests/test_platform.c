@@ -34,6 +34,13 @@ unsigned int fw_platform_random(void)
     return 7;
 }
 
+uint64_t test_busy_us = FW_PLATFORM_BUSY_UNKNOWN;
+
+uint64_t fw_platform_busy_us(void)
+{
+    return test_busy_us;
+}
+
 const char *fw_platform_target(void)
 {
     return "test";

@@ -70,11 +70,12 @@ def _attach(allure_dir: Path, name: str, text: str, mime: str, ext: str) -> dict
 
 def write_summary_result(
     allure_dir: Path, *, title: str, failed: bool, dut: str, table_html: str, table_csv: str,
-    start_ms: int, stop_ms: int, message: str | None = None,
+    start_ms: int, stop_ms: int, message: str | None = None, findings: str | None = None,
 ) -> Path:  # fmt: skip
     """The summary as an Allure result of its own, in its own group of the tree; the same
     history id every run (per DUT), so its History tab lists the runs."""
     allure_dir.mkdir(parents=True, exist_ok=True)
+    found = [_attach(allure_dir, "findings: what the sweeps show", findings, "text/plain", "txt")] if findings else []
     history_id = hashlib.md5(f"hil-run-summary:{dut}".encode()).hexdigest()  # an id, not security
     result = {
         "uuid": str(uuid.uuid4()),
@@ -95,6 +96,7 @@ def write_summary_result(
         ],
         "links": [{"name": "summary, sortable (summary.html)", "url": "summary.html", "type": "link"}],
         "attachments": [
+            *found,
             _attach(
                 allure_dir, "summary: every case and metric against its criterion", table_html, "text/html", "html"
             ),

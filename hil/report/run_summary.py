@@ -9,6 +9,7 @@ from pathlib import Path
 from hil.report.allure_results import write_summary_result
 from hil.report.history import MetricsHistory, RunNumbers
 from hil.report.summary import FAILED, REGRESSED, headline, summary_rows, to_csv, to_html
+from hil.results.findings import findings, findings_text
 from hil.results.recorder import Recorder
 
 
@@ -30,8 +31,10 @@ def write_run_summary(
     compared = f"{base.run} ({base.time})" if base is not None else None
     title = f"Run summary {recorder.run_id}, DUT {dut}, profile {profile}: {headline(rows, compared)}"
     out = recorder.results_dir
+    found = findings(records)
+    (out / "findings.txt").write_text(findings_text(found))
     (out / "summary.csv").write_text(to_csv(rows))
-    (out / "summary.html").write_text(to_html(rows, title, sortable=True))
+    (out / "summary.html").write_text(to_html(rows, title, sortable=True, found=found))
     if allure_dir is None:
         return out / "summary.html"
     missed = [f"{r.key} {r.value:g} {r.unit} (criterion {r.criterion})" for r in rows if r.verdict == FAILED]
@@ -45,7 +48,8 @@ def write_run_summary(
         title=title,
         failed=bool(missed),
         dut=dut,
-        table_html=to_html(rows, title, sortable=False),
+        table_html=to_html(rows, title, sortable=False, found=found),
+        findings=findings_text(found) if found else None,
         table_csv=to_csv(rows),
         start_ms=int(started * 1000),
         stop_ms=int(time.time() * 1000),

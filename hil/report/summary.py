@@ -8,8 +8,10 @@ from __future__ import annotations
 import csv
 import html
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
+from hil.results.findings import Finding
 from hil.results.recorder import PRIMARY_METRIC, CaseRecord, metric_better, metric_unit
 
 METRIC_NAMES = {
@@ -214,6 +216,8 @@ def to_csv(rows: list[SummaryRow]) -> str:
 _STYLE = """
 body { font: 12px/1.35 system-ui, sans-serif; margin: 8px; color: #222; }
 h1 { font-size: 16px; margin: 0 0 4px; } p { margin: 0 0 10px; color: #444; }
+h2 { font-size: 14px; margin: 4px 0 2px; } ul.findings { margin: 0 0 10px; padding-left: 18px; }
+ul.findings li { margin: 3px 0; } ul.findings small { color: #555; }
 table { border-collapse: collapse; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 2px 5px; text-align: right; white-space: nowrap; }
 th { background: #f3f3f3; position: sticky; top: 0; cursor: pointer; user-select: none; }
@@ -294,7 +298,20 @@ _BASELINE_NOTE = (
 )
 
 
-def to_html(rows: list[SummaryRow], title: str, sortable: bool) -> str:
+def findings_html(found: Sequence[Finding]) -> str:
+    """The run's findings (hil.results.findings) as a block above the table: each statement with
+    the numbers it comes from."""
+    if not found:
+        return ""
+    items = "".join(
+        f"<li><b>{html.escape(f.topic)}</b>: {html.escape(f.statement)}<br><small>from: {html.escape(f.numbers)}"
+        "</small></li>"
+        for f in found
+    )
+    return f'<h2>Findings</h2><ul class="findings">{items}</ul>'
+
+
+def to_html(rows: list[SummaryRow], title: str, sortable: bool, found: Sequence[Finding] = ()) -> str:
     """The table as an HTML page. `sortable`: one flat table, every column, sorted by a clicked
     column (a page of its own). Otherwise the narrow form the report shows inline (without
     scripts, in a narrow frame): a heading row per case with its spread and theory, then one row
@@ -317,7 +334,7 @@ def to_html(rows: list[SummaryRow], title: str, sortable: bool) -> str:
     return (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">'
         f"<title>{html.escape(title)}</title>"
-        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>{findings_html(found)}"
         f"<p>{note}Median over the runs; margin: distance to the criterion in % of the limit, positive "
         "inside it; change: this run against the run compared with (hover a cell for the absolute "
         f"figures).{_BASELINE_NOTE if any(r.baseline is not None for r in rows) else ''} Every field "

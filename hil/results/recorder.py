@@ -85,12 +85,14 @@ def metric_unit(name: str) -> str:
         return "%"
     if name.endswith("_ms"):
         return "ms"
+    if name == "heap_free":
+        return "B"
     return ""
 
 
 def metric_better(name: str) -> str:
-    """Which way a metric improves: throughput and efficiency up, everything else down."""
-    return "higher" if name.endswith("mbps") or name == "efficiency_pct" else "lower"
+    """Which way a metric improves: throughput, efficiency and free memory up, everything else down."""
+    return "higher" if name.endswith("mbps") or name in ("efficiency_pct", "pool_free", "heap_free") else "lower"
 
 
 def make_record(

@@ -328,3 +328,42 @@ def search_chart(
         keep |= {lab: h for h, lab in zip(handles, labels, strict=True) if lab not in keep}
     fig.legend(list(keep.values()), list(keep), loc="lower center", ncol=len(keep), fontsize=8, frameon=False)
     return _png(fig, rect=(0, 0.04, 1, 1))
+
+
+def dut_side_chart(
+    title: str, xlabel: str, points: Sequence[tuple[float, dict[str, float]]], logx: bool = False
+) -> bytes | None:
+    """The DUT's side of a sweep's points (hil.results.dut_side): its CPU load above, the TCP
+    segments it sent again and received out of sequence and its least free data-path pool entries
+    below, against the swept value. None when no point has any of them."""
+    pts = sorted(points, key=lambda p: p[0])
+    cpu = [(x, m["dut_cpu_pct"]) for x, m in pts if "dut_cpu_pct" in m]
+    counts = {
+        "TCP segments sent again": [(x, m["dut_tcp_retrans"]) for x, m in pts if "dut_tcp_retrans" in m],
+        "TCP segments received out of sequence": [(x, m["dut_tcp_ooseq"]) for x, m in pts if "dut_tcp_ooseq" in m],
+        "least free pool entries (pool_free)": [(x, m["pool_free"]) for x, m in pts if "pool_free" in m],
+    }
+    if not cpu and not any(counts.values()):
+        return None
+    fig, (ax, cax) = plt.subplots(2, 1, figsize=(9.5, 5.8), dpi=100, sharex=True,
+                                  gridspec_kw={"height_ratios": [1, 1]})  # fmt: skip
+    if cpu:
+        ax.plot([p[0] for p in cpu], [p[1] for p in cpu], marker="o", color="tab:orange", label="DUT CPU busy")
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("DUT CPU (%)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(**LEGEND)  # type: ignore[arg-type]
+    ys: list[float] = [0.0]
+    for (name, series), marker in zip(counts.items(), ("o", "s", "^"), strict=True):
+        if series:
+            cax.plot([p[0] for p in series], [p[1] for p in series], marker=marker, label=name)
+            ys += [p[1] for p in series]
+    cax.set_ylim(*zoomed_limits(ys))
+    cax.set_ylabel("count during the point")
+    cax.set_xlabel(xlabel)
+    cax.grid(True, alpha=0.3)
+    cax.legend(**LEGEND)  # type: ignore[arg-type]
+    if logx:
+        cax.set_xscale("log", base=2)
+    return _png(fig)

@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# the DUT's own side of a measurement, where its console reports it (hil.results.dut_side)
+DUT_SIDE = frozenset({"dut_cpu_pct", "dut_tcp_retrans", "dut_tcp_ooseq", "dut_tcp_rx_dup", "pool_free", "heap_free"})
 # what every throughput record carries (hil.results.recorder.CaseRecord.metrics)
-THROUGHPUT = frozenset({"mbps", "sd_mbps", "efficiency_pct"})
+THROUGHPUT = frozenset({"mbps", "sd_mbps", "efficiency_pct"}) | DUT_SIDE
 UDP = frozenset({"loss_pct", "jitter_ms", "loss_from_bytes"})
 # a generator's own figures (hil.traffic.endpoints.iperf3_details)
 IPERF3 = frozenset({"retransmits", "max_cwnd_bytes", "max_rtt_ms", "cpu_local_pct", "cpu_remote_pct"})

@@ -11,7 +11,7 @@ import allure
 
 from hil.checks import BenchFault, baseline_note, criteria, headline
 from hil.results.recorder import CaseRecord
-from hil.scenarios.charts import limit_line, sweep_chart
+from hil.scenarios.charts import dut_side_chart, limit_line, sweep_chart
 from hil.scenarios.families.sweeps import PointEnv, SweepPoint
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, confirm_miss, measure, table
 
@@ -84,3 +84,7 @@ def _attach_group(hil: HilContext, point: SweepPoint) -> None:
             min_efficiency=limit_line(bounds, "min", "efficiency_pct"),
         ),
     )
+    side = dut_side_chart(f"{fam.name}, {point.label}: the DUT's side", axis.label,
+                          [(x, r.measured) for x, r in zip(xs, records, strict=True)], logx=axis.logx)  # fmt: skip
+    if side is not None:
+        attach_png(f"{name}: the DUT's CPU, segments and pools vs {axis.label}", side)

@@ -22,6 +22,8 @@ from hil.checks import (
     violations,
 )
 from hil.results.baseline import compare
+from hil.results.dut_side import WHAT as DUT_SIDE_WHAT
+from hil.results.dut_side import dut_side
 from hil.results.recorder import CaseRecord, make_record
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps
@@ -93,6 +95,7 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     rec.extra.update(point.extra)
     if seen is not None:
         add_wire(hil, rec, seen, point.spec, sum(r.lost or 0 for r in runs), max(observed) if observed else None)
+        add_dut_side(hil, rec, seen)
     hil.recorder.record(rec, start, time.time())
     compare_with_baseline(hil, scenario, rec)
     return rec
@@ -114,6 +117,22 @@ def add_wire(
         if (why := ledger.explanation()) is not None:
             rec.extra["ledger_explains"] = why
         attach_text(f"{rec.case}: loss ledger", ledger.text())
+
+
+def add_dut_side(hil: HilContext, rec: CaseRecord, seen: WireSeen) -> None:
+    """The DUT's own side of the measurement (its CPU load, TCP segments resent and out of
+    sequence, pool and heap low-water marks) in the record's metrics, where a threshold may name
+    them; what its console does not report is said."""
+    if not seen.dut_after:
+        why = "the DUT has no console" if hil.dut.driver is None else "its console reports no counters as numbers"
+        if facts := hil.recorder.dut_facts:  # a stock console's own figures (ESP-IDF: free heap), with every record
+            why += f"; it reports {', '.join(facts)} (recorded as `dut`)"
+        rec.extra["dut_side"] = {"missing": list(DUT_SIDE_WHAT.values()), "why": why}
+        return
+    side = dut_side(seen.dut_before, seen.dut_after)
+    rec.measured.update(side.metrics)
+    rec.extra["dut_side"] = side.as_fields()
+    attach_text(f"{rec.case}: the DUT's side", side.text())
 
 
 def compare_with_baseline(hil: HilContext, scenario: str, rec: CaseRecord) -> None:

@@ -35,7 +35,7 @@ def routed_interface(prefix: tuple[str, ...], address: str) -> str | None:
     return words[words.index("dev") + 1] if "dev" in words[:-1] else None
 
 
-def watch_points(link: BenchLink, far_ip: str, dut_counters: Callable[[], dict[str, int] | None] | None,
+def watch_points(link: BenchLink, far_ip: str, dut_counters: Callable[[bool], dict[str, int] | None] | None,
                  ) -> tuple[list[CapturePoint], Hops]:  # fmt: skip
     """The capture points and the counters' hops of a bench link."""
     if isinstance(link, VirtualTopology):

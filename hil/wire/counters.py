@@ -86,9 +86,11 @@ class Hops:
     interfaces: tuple[Interface, ...]
     kernels: tuple[tuple[str, tuple[str, ...]], ...]  # (hop, namespace prefix)
     link_loss: Callable[[], int | None] | None = None
-    dut: Callable[[], dict[str, int] | None] | None = None
+    dut: Callable[[bool], dict[str, int] | None] | None = None
 
-    def read(self) -> Counters:
+    def read(self, mark: bool = False) -> Counters:
+        """Every hop's counters now; `mark`: the DUT's high-water marks restart after its reading
+        (the reading before a measurement)."""
         out: Counters = {}
         for iface in self.interfaces:
             if found := interface_counters(iface):
@@ -102,7 +104,7 @@ class Hops:
             out["link_loss"] = {"dropped": dropped}
         if self.dut is not None:
             try:
-                found_dut = self.dut()
+                found_dut = self.dut(mark)
             except Exception:  # a console that cannot say: no DUT counters for this window
                 found_dut = None
             if found_dut:

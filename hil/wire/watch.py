@@ -55,6 +55,9 @@ class WireSeen:
     summaries: dict[str, WireSummary]  # capture side ("pc", "peer") -> its slice's summary
     truncated: bool  # a capture reached its cap inside the window: its slice is not the whole traffic
     missed: dict[str, int] = field(default_factory=dict)  # side -> packets tcpdump's buffer dropped so far
+    # the DUT's own readings before and after (levels such as high-water marks are not deltas)
+    dut_before: dict[str, int] = field(default_factory=dict)
+    dut_after: dict[str, int] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -101,7 +104,8 @@ class Window:
             truncated |= end >= self.watch.settings.max_packets
             if dropped := run.capture.dropped_so_far():
                 missed[side] = dropped
-        return WireSeen(delta(self.before, after), summaries, truncated, missed)
+        return WireSeen(delta(self.before, after), summaries, truncated, missed, self.before.get("dut", {}),
+                        after.get("dut", {}))  # fmt: skip
 
 
 @dataclass
@@ -158,7 +162,7 @@ class WireWatch:
         by default: what a record reads; a peer's capture is summarized for the case, and for a
         window that asks for it). A capture that cannot be read is left out of the window:
         evidence never stops a measurement."""
-        before = self.hops.read()
+        before = self.hops.read(mark=True)
         start = {}
         for side, r in self.running.items():
             if side not in sides:

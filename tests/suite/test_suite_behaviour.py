@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -27,13 +28,18 @@ pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 def test_threshold_above_capacity_fails_as_below_threshold(tmp_path: Path) -> None:
     thresholds = tmp_path / "too-high.yaml"
     thresholds.write_text(
-        "profile: too-high\nscenarios:\n  baseline:\n    tcp-dut_tx: {min_mbps: 150}\n"
+        # the DUT's own side too: its CPU load and its tightest pool's low-water mark, as the firmware reports them
+        "profile: too-high\nscenarios:\n  baseline:\n    tcp-dut_tx: {min_mbps: 150, max_dut_cpu_pct: 0.5, "
+        "min_pool_free: 100000}\n"
         "    tcp-dut_rx: {min_mbps: 150}\n    udp-dut_tx: {min_mbps: 150}\n    udp-dut_rx: {min_mbps: 150}\n"
     )
     proc = run_suite(tmp_path, "-k", "tcp-dut_tx", "--thresholds", str(thresholds))
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert "BELOW THRESHOLD: baseline/tcp-dut_tx: median" in proc.stdout
     assert "< threshold 150.00 Mbit/s (theoretical 94.93 Mbit/s" in proc.stdout
+    cpu = re.search(r"baseline/tcp-dut_tx: dut_cpu_pct (\d+\.\d) % > threshold 0\.5 %", proc.stdout)
+    assert cpu is not None and float(cpu.group(1)) > 0.5, proc.stdout[-2000:]
+    assert re.search(r"baseline/tcp-dut_tx: pool_free \d+ < threshold 100000", proc.stdout), proc.stdout[-2000:]
     result = allure_results(tmp_path)["tcp-dut_tx"]
     assert result["status"] == "failed" and "BELOW THRESHOLD" in result["statusDetails"]["message"]
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]

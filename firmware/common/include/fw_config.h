@@ -54,6 +54,7 @@
 #define FW_MEMP_NUM_RAW_PCB 2
 #define FW_ARP_TABLE_SIZE 8
 #define FW_ARP_QUEUE_LEN 32 /* packets held per unresolved address: a first burst outlives ARP */
+#define FW_TCP_TRACK_FLOWS 8 /* connections whose highest sent sequence number is kept (fw_tcp_track.c) */
 
 /* ---- Console ------------------------------------------------------------------------------ */
 #define FW_CONSOLE_LINE_MAX 256 /* bytes of one command line, terminator excluded */

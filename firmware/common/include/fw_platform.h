@@ -11,6 +11,14 @@
 /** Monotonic microseconds since boot. */
 uint64_t fw_platform_time_us(void);
 
+/** What fw_platform_busy_us returns when the port cannot tell its CPU's load. */
+#define FW_PLATFORM_BUSY_UNKNOWN UINT64_MAX
+
+/** Microseconds the CPU has spent working since boot (the rest of fw_platform_time_us was idle),
+ * or FW_PLATFORM_BUSY_UNKNOWN: the host build's process CPU time, a board's main-loop iterations
+ * that had something to do (board_common.c). */
+uint64_t fw_platform_busy_us(void);
+
 /** Writes console output (may drop bytes if the console cannot take them; never blocks long). */
 void fw_platform_console_write(const char *data, size_t len);
 

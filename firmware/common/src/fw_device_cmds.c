@@ -13,8 +13,13 @@ static void cmd_stats(int argc, char **argv)
         fw_printf("RESULT stats action=reset\r\n");
         return;
     }
+    if (argc == 2 && strcmp(argv[1], "mark") == 0) { /* the counters, then the marks restart from here */
+        fw_stats_print();
+        fw_stats_mark();
+        return;
+    }
     if (argc > 1) {
-        fw_err("stats", "usage: stats [reset]");
+        fw_err("stats", "usage: stats [reset|mark]");
         return;
     }
     fw_stats_print();
@@ -32,7 +37,10 @@ static void cmd_restart(int argc, char **argv)
 }
 
 static const struct fw_cmd device_cmds[] = {
-    {"stats", "[reset]", "lwIP counters: link/IP/ICMP/UDP/TCP, heap and pools with high-water marks", cmd_stats},
+    {"stats", "[reset|mark]",
+     "lwIP counters, TCP segments resent and out of sequence, CPU busy time, heap and pools with high-water "
+     "marks (mark: print, then restart the marks)",
+     cmd_stats},
     {"restart", "", "reboot the device", cmd_restart},
 };
 

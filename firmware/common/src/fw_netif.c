@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "fw_tcp_track.h"
 #include "lwip/etharp.h"
 
 void fw_netif_ethernet_setup(struct netif *netif, char n0, char n1, netif_linkoutput_fn linkoutput,
@@ -9,7 +10,7 @@ void fw_netif_ethernet_setup(struct netif *netif, char n0, char n1, netif_linkou
 {
     netif->name[0] = n0;
     netif->name[1] = n1;
-    netif->output = etharp_output;
+    netif->output = fw_tcp_track_output; /* etharp_output, its TCP segments counted */
     netif->linkoutput = linkoutput;
     netif->mtu = 1500;
     netif->hwaddr_len = 6;

@@ -3,9 +3,14 @@
 #include <string.h>
 
 #include "fw_app.h"
+#include "fw_inttypes.h"
 #include "fw_out.h"
+#include "fw_platform.h"
 #include "lwip/memp.h"
 #include "lwip/stats.h"
+#ifdef FW_TCP_TRACK
+#include "fw_tcp_track.h"
+#endif
 
 /*
  * The protocol counters need LWIP_STATS. The heap and pool parts exist only where lwIP manages
@@ -71,6 +76,15 @@ void fw_stats_print(void)
                   (unsigned long)m->used, (unsigned long)m->max, (unsigned long)m->err);
     }
 #endif
+    const uint64_t busy = fw_platform_busy_us(), uptime = fw_platform_time_us();
+    if (busy != FW_PLATFORM_BUSY_UNKNOWN) {
+        fw_printf("cpu    busy=%" PRIu64 " us of uptime=%" PRIu64 " us\r\n", busy, uptime);
+    }
+#ifdef FW_TCP_TRACK
+    const struct fw_tcp_track_counts tcp = fw_tcp_track_counts();
+    fw_printf("tcpseg retrans=%lu ooseq=%lu rx_dup=%lu\r\n", (unsigned long)tcp.retrans, (unsigned long)tcp.ooseq,
+              (unsigned long)tcp.rx_dup);
+#endif
     const struct fw_app_report *port = fw_app_report();
     if (port != NULL && port->stats_text != NULL) {
         port->stats_text();
@@ -90,14 +104,36 @@ void fw_stats_print(void)
                   pool_names[i], (unsigned long)m->max, pool_names[i], (unsigned long)m->err);
     }
 #endif
+    if (busy != FW_PLATFORM_BUSY_UNKNOWN) {
+        fw_printf(" cpu_busy_us=%" PRIu64 " uptime_us=%" PRIu64, busy, uptime);
+    }
+#ifdef FW_TCP_TRACK
+    fw_printf(" tcp_retrans=%lu tcp_ooseq=%lu tcp_rx_dup=%lu", (unsigned long)tcp.retrans, (unsigned long)tcp.ooseq,
+              (unsigned long)tcp.rx_dup);
+#endif
     if (port != NULL && port->stats_fields != NULL) {
         port->stats_fields();
     }
     fw_printf("\r\n");
 }
 
+void fw_stats_mark(void)
+{
+#if MEM_STATS
+    lwip_stats.mem.max = lwip_stats.mem.used;
+#endif
+#if MEMP_STATS
+    for (int i = 0; i < MEMP_MAX; i++) {
+        lwip_stats.memp[i]->max = lwip_stats.memp[i]->used;
+    }
+#endif
+}
+
 void fw_stats_reset(void)
 {
+#ifdef FW_TCP_TRACK
+    fw_tcp_track_reset();
+#endif
     const struct fw_app_report *port = fw_app_report();
     if (port != NULL && port->stats_reset != NULL) {
         port->stats_reset();

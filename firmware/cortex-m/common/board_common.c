@@ -12,6 +12,7 @@
 #include "fw_platform.h"
 #include "link_delay.h"
 #include "lwip/def.h"
+#include "lwip/timeouts.h"
 #include "netif/ethernet.h"
 
 extern uint32_t __data_load;
@@ -47,6 +48,24 @@ bool board_netif_start(struct netif *netif, netif_init_fn init)
     netif_set_default(netif);
     netif_set_up(netif);
     return link_delay_install(netif);
+}
+
+/* the main loop's iterations that found nothing to do, and its sleeps (fw_platform_busy_us) */
+static uint64_t idle_us;
+
+void board_loop_idle(uint64_t since_us)
+{
+    idle_us += fw_platform_time_us() - since_us;
+}
+
+bool board_work_due(void)
+{
+    return fw_app_poll_delay_us() == 0 || sys_timeouts_sleeptime() == 0;
+}
+
+uint64_t fw_platform_busy_us(void)
+{
+    return fw_platform_time_us() - idle_us;
 }
 
 size_t board_console_pump(void)

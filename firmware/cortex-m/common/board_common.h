@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lwip/netif.h"
 
@@ -17,6 +18,12 @@ bool board_netif_start(struct netif *netif, netif_init_fn init);
 
 /** The board's console: the next received byte, or -1 when none is waiting (board.c). */
 int board_console_getc(void);
+
+/** The CPU's load as the main loop sees it: an iteration that received nothing and had no
+ * application or lwIP work due calls board_loop_idle(its start) at its end, sleep included;
+ * fw_platform_busy_us is the rest of the time since boot. */
+bool board_work_due(void);
+void board_loop_idle(uint64_t since_us);
 
 /** Hands every waiting console byte (up to one chunk) to the application; returns how many. */
 size_t board_console_pump(void);

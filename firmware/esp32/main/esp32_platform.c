@@ -28,6 +28,11 @@ unsigned int fw_platform_random(void)
     return (unsigned int)esp_random();
 }
 
+uint64_t fw_platform_busy_us(void)
+{
+    return FW_PLATFORM_BUSY_UNKNOWN; /* ESP-IDF's idle tasks would tell, with FreeRTOS run-time stats: not wired */
+}
+
 const char *fw_platform_target(void)
 {
     return CONFIG_IDF_TARGET;

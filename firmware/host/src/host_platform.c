@@ -87,6 +87,17 @@ unsigned int fw_platform_random(void)
     return r;
 }
 
+uint64_t fw_platform_busy_us(void)
+{
+    /* the process's CPU time: every thread of the DUT's program, user and kernel (its tap reads and
+     * writes included), against the monotonic clock of fw_platform_time_us */
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) {
+        return FW_PLATFORM_BUSY_UNKNOWN;
+    }
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 const char *fw_platform_target(void)
 {
     return "host";

@@ -47,6 +47,11 @@ unsigned int fw_platform_random(void)
     return 7;
 }
 
+uint64_t fw_platform_busy_us(void)
+{
+    return FW_PLATFORM_BUSY_UNKNOWN;
+}
+
 const char *fw_platform_target(void)
 {
     return "same70-model";

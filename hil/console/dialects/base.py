@@ -69,9 +69,11 @@ class DialectDriver(Protocol):
         """Numbers recorded with every result (ESP-IDF: free and minimum free heap)."""
         ...
 
-    def counters(self) -> dict[str, int] | None:
-        """The DUT's own counters as numbers (drops, memory errors, pools), read before and after
-        a measurement for its loss ledger (hil.wire.ledger); None: the dialect has none."""
+    def counters(self, mark: bool = False) -> dict[str, int] | None:
+        """The DUT's own counters as numbers (drops, memory errors, pools, CPU busy time), read
+        before and after a measurement for its loss ledger (hil.wire.ledger) and the DUT's side
+        (hil.results.dut_side); `mark`: the heap's and pools' high-water marks restart after this
+        reading (the one before a measurement). None: the dialect has none."""
         ...
 
 

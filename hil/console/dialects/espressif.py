@@ -192,7 +192,7 @@ class EspressifDriver:
                 out["min_free_heap_bytes"] = low
         return out
 
-    def counters(self) -> dict[str, int] | None:
+    def counters(self, mark: bool = False) -> dict[str, int] | None:
         return None  # no counters as numbers: `snapshot` shows what the firmware says
 
     def snapshot(self) -> str | None:

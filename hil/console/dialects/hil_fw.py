@@ -75,8 +75,8 @@ class HilFwDriver:
         final = self.console.run_ok("stats", 10)
         return "\n".join(f"{k} = {v}" for k, v in final.fields.items())
 
-    def counters(self) -> dict[str, int] | None:
-        fields = self.console.run_ok("stats", 10).fields
+    def counters(self, mark: bool = False) -> dict[str, int] | None:
+        fields = self.console.run_ok("stats mark" if mark else "stats", 10).fields
         return {k: int(v) for k, v in fields.items() if str(v).isdigit()}
 
     def facts(self) -> dict[str, object]:

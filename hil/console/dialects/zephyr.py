@@ -111,7 +111,7 @@ class ZperfDriver:
     def facts(self) -> dict[str, object]:
         return {}
 
-    def counters(self) -> dict[str, int] | None:
+    def counters(self, mark: bool = False) -> dict[str, int] | None:
         return None  # no counters as numbers: `snapshot` shows what the firmware says
 
     def snapshot(self) -> str | None:

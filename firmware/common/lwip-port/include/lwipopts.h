@@ -97,6 +97,11 @@
 #define SYS_STATS 0
 #define IPFRAG_STATS 0
 
+/* Hooks: each received TCP segment's place in its connection's sequence space (fw_tcp_track.h) */
+#define LWIP_HOOK_FILENAME "fw_lwip_hooks.h"
+#define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) fw_tcp_track_inpacket((pcb), (hdr), (p))
+#define FW_TCP_TRACK 1 /* fw_tcp_track.c counts this stack's TCP segments (stats: tcp_retrans ...) */
+
 unsigned int fw_platform_random(void);
 #define LWIP_RAND() fw_platform_random()
 
