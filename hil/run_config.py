@@ -129,4 +129,4 @@ def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
         return BenchFacts(profile)
     window, mss = dut.ladders()
     dialect = dialect_info(dut.console.dialect) if dut.HAS_CONSOLE else None
-    return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss))
+    return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss), dut.builds())

@@ -54,3 +54,14 @@ def window_limited_goodput_mbps(window_bytes: int, delay_ms: float, link_mbps: f
     segment_bits = 8 * _wire_bytes(mss + IPV4_HEADER + TCP_HEADER)
     rtt_s = delay_ms / 1000.0 + (segment_bits + ack_wire_bits()) / (link_mbps * 1e6)
     return min(tcp_goodput_mbps(link_mbps, mss), window_bytes * 8 / rtt_s / 1e6)
+
+
+def acked_per_round_trip(window_bytes: int, mss: int) -> int:
+    """The bytes of one window a receiver that delays its ACKs (lwIP, RFC 1122: an ACK for every
+    second full segment, a lone segment's held) acknowledges within the round trip: a window of an
+    odd number of full segments has its last segment's ACK held until the next window's first
+    segment arrives, so one segment fewer moves per round trip (11 x 1460 B: 10 segments, 90.9 %)."""
+    if window_bytes <= 0 or mss <= 0:
+        raise ValueError("window and MSS must be positive")
+    segments = window_bytes // mss
+    return (segments - 1) * mss if segments % 2 and segments > 1 else window_bytes

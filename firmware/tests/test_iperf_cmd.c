@@ -48,6 +48,12 @@ int main(void)
     CHECK(!parse("iperf -c 1.2.3.4 -u -l 1473", &c, err) && strstr(err, "UDP length") != NULL);
     CHECK(!parse("iperf -c 1.2.3.4 -u -l 8", &c, err) && strstr(err, "UDP length") != NULL);
     CHECK(!parse("iperf -c 1.2.3.4 -t", &c, err) && strstr(err, "needs a value") != NULL);
+    CHECK(parse("iperf -c 1.2.3.4 -N -l 64", &c, err) && c.nodelay && c.len == 64);
+    CHECK(parse("iperf -c 1.2.3.4 --nodelay", &c, err) && c.nodelay);
+    CHECK(parse("iperf -c 1.2.3.4", &c, err) && !c.nodelay);
+    CHECK(!parse("iperf -s -N", &c, err) && strstr(err, "-N is a TCP client option") != NULL);
+    CHECK(!parse("iperf -c 1.2.3.4 -u -b 1M -N", &c, err) && strstr(err, "-N is a TCP client option") != NULL);
+    CHECK(!parse("iperf -c 1.2.3.4 -N 5", &c, err) && strstr(err, "unexpected argument") != NULL);
     CHECK(!parse("iperf -s -x", &c, err) && strstr(err, "unknown option -x") != NULL);
     CHECK(!parse("iperf --bogus", &c, err) && strstr(err, "unknown option --bogus") != NULL);
     CHECK(!parse("iperf -s extra", &c, err) && strstr(err, "unexpected argument") != NULL);

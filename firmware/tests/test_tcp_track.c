@@ -63,7 +63,7 @@ static void test_received(void)
     fw_tcp_track_received(1000, 1460, 2460); /* already had it */
     fw_tcp_track_received(0x10u, 10, 0xfffffff0u); /* ahead, across the wrap */
     struct fw_tcp_track_counts c = fw_tcp_track_counts();
-    CHECK(c.ooseq == 2 && c.rx_dup == 1);
+    CHECK(c.ooseq == 2 && c.rx_dup == 1 && c.rx_segs == 4);
 }
 
 static void test_stats_fields(void)
@@ -78,7 +78,7 @@ static void test_stats_fields(void)
     fw_tcp_track_received(3920, 1460, 2460);
     feed("stats\r\n");
     CHECK(strstr(test_output, " cpu_busy_us=250000 uptime_us=") != NULL);
-    CHECK(strstr(test_output, " tcp_retrans=0 tcp_ooseq=1 tcp_rx_dup=0") != NULL);
+    CHECK(strstr(test_output, " tcp_retrans=0 tcp_ooseq=1 tcp_rx_dup=0 tcp_tx_segs=0 tcp_rx_segs=1") != NULL);
     test_busy_us = FW_PLATFORM_BUSY_UNKNOWN; /* a port that cannot tell leaves the keys out */
     test_output_reset();
     feed("stats mark\r\n");

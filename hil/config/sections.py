@@ -293,6 +293,12 @@ class DutBase(Strict):
         system declares them: ((config, TCP_WND in MSS) rising, (config, TCP_MSS)); none by default."""
         return (), ()
 
+    def builds(self) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+        """Every build configuration the kind can flash with the stack settings its build system
+        gives it ((config, ((setting, value), ...)), ...): the configuration studies choose theirs
+        by name (stock, tuned, pool<k>, sndbuf<k>, default); none by default."""
+        return ()
+
     @model_validator(mode="after")
     def _common(self) -> DutBase:
         fits = self.FLASHERS

@@ -89,6 +89,15 @@ class Esp32DutConfig(KindSection):
     def ladders(self) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
         return ((), ()) if self.stock_firmware else _ladders(self.idf.project_dir)
 
+    def builds(self) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+        """The project's sdkconfig.ci.<config> files with their lwIP TCP settings."""
+        if self.stock_firmware or not (self.idf.project_dir / "sdkconfig.defaults").is_file():
+            return ()
+        return tuple(
+            (name, tuple(sorted((k, v) for k, v in values.items() if k.startswith("CONFIG_LWIP_TCP_"))))
+            for name, values in project_configs(self.idf.project_dir).items()
+        )
+
     @property
     def build_configs(self) -> list[str]:
         return list(self.idf.configs)

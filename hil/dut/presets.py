@@ -43,6 +43,21 @@ def _cache_variables(path: Path) -> dict[str, dict[str, str]]:
     return {name: resolve(name) for name, p in presets.items() if not p.get("hidden")}
 
 
+Builds = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
+
+def builds(prefix: str, path: Path = PRESETS_FILE) -> Builds:
+    """Every build configuration of the presets named `<prefix><config>` with the stack settings
+    its preset gives (FW_* cache variables, those of the presets it inherits included), in the
+    file's order: what the configuration studies (hil.scenarios.families.stack_study) choose from
+    and write out."""
+    return tuple(
+        (name.removeprefix(prefix), tuple(sorted((k, v) for k, v in values.items() if k.startswith("FW_"))))
+        for name, values in _cache_variables(path).items()
+        if name.startswith(prefix)
+    )
+
+
 def ladders(prefix: str, path: Path = PRESETS_FILE) -> tuple[Ladder, Ladder]:
     """(config, TCP_WND in MSS) for the window ladder, in rising order, and (config, TCP_MSS) for
     the MSS builds, of the presets named `<prefix><config>`."""

@@ -12,7 +12,7 @@ from hil.dut.adapter import BenchLink
 from hil.dut.images import ARM_ELF, ImageSource
 from hil.dut.kinds import register_kind
 from hil.dut.local import DutProgram, LocalDut, virtual_topology
-from hil.dut.presets import Ladder, ladders
+from hil.dut.presets import Builds, Ladder, builds, ladders
 from hil.dut.section import KindSection
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
 from hil.plumbing.host_dut import PtySerialLine
@@ -33,6 +33,9 @@ class QemuDutConfig(KindSection):
 
     def ladders(self) -> tuple[Ladder, Ladder]:
         return ladders(PRESET_PREFIX)
+
+    def builds(self) -> Builds:
+        return builds(PRESET_PREFIX)
 
 
 def _board_image(config: str) -> Path:

@@ -15,7 +15,7 @@ from hil.dut.board import RealBoard, local_port_missing
 from hil.dut.flashers import FLASHERS
 from hil.dut.images import ARM_ELF, ImageSource
 from hil.dut.kinds import register_kind
-from hil.dut.presets import Ladder, ladders
+from hil.dut.presets import Builds, Ladder, builds, ladders
 from hil.dut.section import KindSection
 from hil.errors import BenchError
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
@@ -46,6 +46,9 @@ class Same70DutConfig(KindSection):
 
     def ladders(self) -> tuple[Ladder, Ladder]:
         return ((), ()) if self.stock_firmware else ladders(PRESET_PREFIX)
+
+    def builds(self) -> Builds:
+        return () if self.stock_firmware else builds(PRESET_PREFIX)
 
 
 def _board_image(config: str) -> Path:

@@ -18,7 +18,7 @@ from hil.dut.adapter import BenchLink
 from hil.dut.images import HOST_EXECUTABLE, ImageSource
 from hil.dut.kinds import register_kind
 from hil.dut.local import DutProgram, LocalDut, LocalTopology, virtual_topology
-from hil.dut.presets import Ladder, ladders
+from hil.dut.presets import Builds, Ladder, builds, ladders
 from hil.dut.section import KindSection
 from hil.dut.wifi import WifiStation
 from hil.paths import BUILD_HOST_SCRIPT, host_firmware
@@ -81,6 +81,9 @@ class VirtualDutConfig(KindSection):
 
     def ladders(self) -> tuple[Ladder, Ladder]:
         return ((), ()) if self.stock_firmware else ladders(PRESET_PREFIX)
+
+    def builds(self) -> Builds:
+        return () if self.stock_firmware else builds(PRESET_PREFIX)
 
     def check_secrets(self) -> None:
         if self.wifi is not None:

@@ -22,7 +22,9 @@ WHAT = {
 
 @dataclass(frozen=True)
 class DutSide:
-    metrics: dict[str, float]  # dut_cpu_pct, dut_tcp_retrans, dut_tcp_ooseq, dut_tcp_rx_dup, pool_free, heap_free
+    # dut_cpu_pct, dut_tcp_retrans, dut_tcp_ooseq, dut_tcp_rx_dup, dut_tcp_segs_sent, dut_tcp_segs_received,
+    # pool_free, heap_free
+    metrics: dict[str, float]
     pools: dict[str, dict[str, int]]  # every pool: size, most used and least free during the measurement
     lowest_pool: str | None  # the data-path pool `pool_free` comes from
     missing: tuple[str, ...]  # what the DUT's console did not report (WHAT's words)
@@ -77,7 +79,8 @@ def dut_side(before: dict[str, int], after: dict[str, int]) -> DutSide:
     if busy is not None and uptime:
         metrics["dut_cpu_pct"] = round(min(100.0, 100.0 * busy / uptime), 2)
     for key, name in (("tcp_retrans", "dut_tcp_retrans"), ("tcp_ooseq", "dut_tcp_ooseq"),
-                      ("tcp_rx_dup", "dut_tcp_rx_dup")):  # fmt: skip
+                      ("tcp_rx_dup", "dut_tcp_rx_dup"), ("tcp_tx_segs", "dut_tcp_segs_sent"),
+                      ("tcp_rx_segs", "dut_tcp_segs_received")):  # fmt: skip
         if (n := _delta(before, after, key)) is not None:
             metrics[name] = float(n)
     pools: dict[str, dict[str, int]] = {}

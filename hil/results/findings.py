@@ -25,6 +25,8 @@ OPTIMA = {
 }
 KNEES = {"length_tcp": "TCP write length (-l)", "length_udp": "UDP datagram length (-l)"}
 LOSS_BY_SIZE = {"length_udp": "UDP datagram length", "count": "IP datagram size"}
+# the configuration studies (hil.scenarios.families.stack_study): scenario -> what its ladder varies
+STUDIES = {"stack": "stock -> default -> tuned lwIP options", "pools": "PBUF_POOL_SIZE", "sndbuf": "TCP_SND_BUF"}
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,42 @@ def tx_against_rx(records: Sequence[CaseRecord]) -> Finding | None:
     return Finding("baseline", "direction asymmetry: " + "; ".join(parts), "; ".join(numbers))
 
 
+def study(records: Sequence[CaseRecord], scenario: str, what: str) -> Finding | None:
+    """A configuration study's ladder: its builds' medians in ladder order, the last over the
+    first, and the stack study's tuned / stock factor (seed 001: 4-5x)."""
+    steps = sorted((r for r in records if r.scenario == scenario and r.unit == "Mbit/s"), key=_x)
+    if len(steps) < 2:
+        return None
+    by = {str(r.extra.get("config", r.case)): r.median for r in steps}
+    d = _direction(steps[0].case) or ""
+    first, last = steps[0], steps[-1]
+    statement = f"{what}, {SAYS.get(d, d)}: "
+    if "stock" in by and "tuned" in by and by["stock"] > 0:
+        statement += f"the tuned build is {by['tuned'] / by['stock']:.2f}x the stock build"
+    elif first.median > 0:
+        statement += f"{_label(last, d)} is {last.median / first.median:.2f}x {_label(first, d)}"
+    numbers = ", ".join(f"{c} {v:.3f}" for c, v in by.items()) + " Mbit/s"
+    return Finding(f"{scenario} study", statement, numbers)
+
+
+def nagle(records: Sequence[CaseRecord]) -> Finding | None:
+    """Nagle's algorithm on against off at small writes, per direction: segments per write (seed
+    002: the ezTCP modules' transmission delay)."""
+    per = {r.case: r.measured["segments_per_write"] for r in records
+           if r.scenario == "nagle" and "segments_per_write" in r.measured}  # fmt: skip
+    parts, numbers = [], []
+    for d in ("dut_rx", "dut_tx"):
+        on, off = per.get(f"{d}-on"), per.get(f"{d}-off")
+        if on is None or off is None:
+            continue
+        ratio = f", {off / on:.1f}x the segments" if on > 0 else ""
+        parts.append(f"{SAYS[d]} sends {off:.2f} segments a write with Nagle off, {on:.2f} with it on{ratio}")
+        numbers.append(f"{d}-off {off:.4f}, {d}-on {on:.4f} segments per write")
+    if not parts:
+        return None
+    return Finding("nagle", "Nagle at small writes: " + "; ".join(parts), "; ".join(numbers))
+
+
 def findings(records: Sequence[CaseRecord]) -> list[Finding]:
     """Every finding the run's latest records support, in a fixed order."""
     out: list[Finding | None] = [tx_against_rx(records)]
@@ -174,6 +212,8 @@ def findings(records: Sequence[CaseRecord]) -> list[Finding]:
     out += [knee(records, s, what) for s, what in KNEES.items()]
     out += [loss_onset(records, "length_udp", LOSS_BY_SIZE["length_udp"])]
     out += [loss_onset(records, "count", LOSS_BY_SIZE["count"], proto) for proto in ("udp", "tcp")]
+    out += [study(records, s, what) for s, what in STUDIES.items()]
+    out += [nagle(records)]
     return [f for f in out if f is not None]
 
 

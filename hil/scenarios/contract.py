@@ -48,6 +48,8 @@ class BenchFacts:
     local: bool = True  # the DUT runs on the bench PC: its links are the bench's own (namespaces)
     window_ladder: tuple[tuple[str, int], ...] = ()  # (build configuration, TCP_WND in segments)
     mss_builds: tuple[tuple[str, int], ...] = ()  # (build configuration, TCP_MSS)
+    # every build configuration the DUT's kind can flash, with its build system's stack settings
+    builds: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
 
 @dataclass(frozen=True)

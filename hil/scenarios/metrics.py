@@ -9,7 +9,10 @@ import re
 from dataclasses import dataclass
 
 # the DUT's own side of a measurement, where its console reports it (hil.results.dut_side)
-DUT_SIDE = frozenset({"dut_cpu_pct", "dut_tcp_retrans", "dut_tcp_ooseq", "dut_tcp_rx_dup", "pool_free", "heap_free"})
+DUT_SIDE = frozenset(
+    {"dut_cpu_pct", "dut_tcp_retrans", "dut_tcp_ooseq", "dut_tcp_rx_dup", "dut_tcp_segs_sent", "dut_tcp_segs_received",
+     "pool_free", "heap_free"}
+)  # fmt: skip
 # what every throughput record carries (hil.results.recorder.CaseRecord.metrics)
 THROUGHPUT = frozenset({"mbps", "sd_mbps", "efficiency_pct"}) | DUT_SIDE
 UDP = frozenset({"loss_pct", "jitter_ms", "loss_from_bytes"})

@@ -95,7 +95,7 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     rec.extra.update(point.extra)
     if seen is not None:
         add_wire(hil, rec, seen, point.spec, sum(r.lost or 0 for r in runs), max(observed) if observed else None)
-        add_dut_side(hil, rec, seen)
+        add_dut_side(hil, rec, seen, point.spec, len(runs))
     hil.recorder.record(rec, start, time.time())
     compare_with_baseline(hil, scenario, rec)
     return rec
@@ -119,10 +119,12 @@ def add_wire(
         attach_text(f"{rec.case}: loss ledger", ledger.text())
 
 
-def add_dut_side(hil: HilContext, rec: CaseRecord, seen: WireSeen) -> None:
+def add_dut_side(hil: HilContext, rec: CaseRecord, seen: WireSeen, spec: TrafficSpec, runs: int) -> None:
     """The DUT's own side of the measurement (its CPU load, TCP segments resent and out of
     sequence, pool and heap low-water marks) in the record's metrics, where a threshold may name
-    them; what its console does not report is said."""
+    them; what its console does not report is said. A TCP transfer of whole writes (-n a multiple
+    of -l) also gets the flow's data segments per write, from the DUT's count of the segments it
+    sent (dut_tx) or received (dut_rx)."""
     if not seen.dut_after:
         why = "the DUT has no console" if hil.dut.driver is None else "its console reports no counters as numbers"
         if facts := hil.recorder.dut_facts:  # a stock console's own figures (ESP-IDF: free heap), with every record
@@ -131,6 +133,11 @@ def add_dut_side(hil: HilContext, rec: CaseRecord, seen: WireSeen) -> None:
         return
     side = dut_side(seen.dut_before, seen.dut_after)
     rec.measured.update(side.metrics)
+    segments = side.metrics.get("dut_tcp_segs_sent" if spec.direction == "dut_tx" else "dut_tcp_segs_received")
+    if spec.proto == "tcp" and spec.length and spec.amount and spec.amount.isdigit() and segments is not None:
+        writes = runs * (int(spec.amount) // spec.length)
+        rec.measured |= {"writes": float(writes), "segments": segments,
+                         "segments_per_write": round(segments / writes, 4) if writes else 0.0}  # fmt: skip
     rec.extra["dut_side"] = side.as_fields()
     attach_text(f"{rec.case}: the DUT's side", side.text())
 

@@ -122,6 +122,7 @@ class Iperf2ClientArgs:
     mss: int | None = None
     congestion: str | None = DEFAULT_TCP_CONGESTION  # TCP congestion control (-Z); None: the host's default
     udp_fin: bool = True  # False: --no-udp-fin, for a server that sends no report (Espressif's iperf)
+    nodelay: bool = False  # TCP_NODELAY (-N): Nagle's algorithm off
 
     def argv(self) -> list[str]:
         args = [IPERF2, "-c", self.host, "-p", str(self.port), "-y", "C"]
@@ -138,6 +139,8 @@ class Iperf2ClientArgs:
             args += ["-w", self.window]
         if self.mss:
             args += ["-M", str(self.mss)]
+        if self.nodelay and not self.udp:
+            args.append("-N")
         return args
 
 

@@ -178,6 +178,7 @@ class Iperf3ClientArgs:
     congestion: str | None = DEFAULT_TCP_CONGESTION  # TCP congestion control (-C); None: the host's default
     amount: str | None = None  # bytes to send (-n, e.g. "100M") instead of a duration
     mss: int | None = None  # TCP maximum segment size (-M)
+    nodelay: bool = False  # TCP_NODELAY (-N): Nagle's algorithm off
     interval_s: float | None = None  # report every interval (-i; iperf 3 takes tenths of a second)
 
     def argv(self) -> list[str]:
@@ -199,6 +200,8 @@ class Iperf3ClientArgs:
             args += ["-w", self.window]
         if self.mss and not self.udp:
             args += ["-M", str(self.mss)]
+        if self.nodelay and not self.udp:
+            args.append("-N")
         if self.interval_s:
             args += ["-i", f"{self.interval_s:g}"]
         return args

@@ -49,6 +49,7 @@ class FlowSpec:
     amount: str | None = None  # bytes to transfer (iperf -n) instead of a duration
     window: str | None = None  # a host endpoint's socket buffer (iperf -w)
     mss: int | None = None  # a host endpoint's TCP_MAXSEG (iperf -M)
+    nodelay: bool = False  # the TCP sender's Nagle off (iperf -N)
     udp_fin: bool = True  # False: the receiver answers no UDP FIN (the sender does not wait ~2.5 s for it)
 
     def rate_arg(self) -> str | None:
@@ -258,7 +259,7 @@ class HostEndpoint:
             rate = f"{flow.rate_mbps:g}M" if flow.rate_mbps else None
             args3 = Iperf3ClientArgs(host=to, port=flow.port, udp=udp, duration_s=flow.duration_s, length=flow.length,
                                      bandwidth=rate, window=flow.window, congestion=self.tcp_congestion,
-                                     amount=flow.amount, mss=flow.mss)  # fmt: skip
+                                     amount=flow.amount, mss=flow.mss, nodelay=flow.nodelay)  # fmt: skip
             result, text = run_iperf3_client(self.netns_prefix, args3, flow.timeout_s, self.stop_when)
             receiver = ReceiverReport(
                 result.receiver_mbps, duration_s=result.duration_s, jitter_ms=result.jitter_ms,
@@ -270,7 +271,7 @@ class HostEndpoint:
         args = Iperf2ClientArgs(
             host=to, port=flow.port, udp=udp, duration_s=flow.duration_s, amount=flow.amount, length=flow.length,
             bandwidth=flow.rate_arg(), window=flow.window, mss=flow.mss, congestion=self.tcp_congestion,
-            udp_fin=flow.udp_fin,
+            udp_fin=flow.udp_fin, nodelay=flow.nodelay,
         )  # fmt: skip
         run = run_iperf2_client(self.netns_prefix, args, timeout_s=flow.timeout_s, stop_when=self.stop_when)
         raw = {f"{self.label} iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}"}
@@ -292,6 +293,8 @@ def dut_iperf_line(flow: FlowSpec, server_ip: str | None) -> str:
             parts += ["-l", str(flow.length)]
         if rate := flow.rate_arg():
             parts += ["-b", rate]
+        if flow.nodelay:
+            parts.append("-N")
     return " ".join(parts)
 
 

@@ -52,10 +52,13 @@ class TrafficSpec:
     pc_window: str | None = None  # PC-side socket buffer (iperf -w)
     pc_mss: int | None = None  # PC-side TCP_MAXSEG (iperf -M)
     observe_mss: bool = False  # read the connection's MSS from the PC's kernel during the test
+    nodelay: bool = False  # the TCP sender's Nagle off (iperf -N; the DUT's client -N when it sends)
 
     def __post_init__(self) -> None:
         if self.proto == "udp" and not self.rate_mbps:
             raise ValueError("UDP traffic needs an explicit rate")
+        if self.proto == "udp" and self.nodelay:
+            raise ValueError("TCP_NODELAY (-N) is a TCP option")
         if self.duration_s <= 0:
             raise ValueError("duration must be positive")
 
@@ -165,7 +168,7 @@ def pc_endpoint(pc: PcSide) -> HostEndpoint:
 
 def flow_of(spec: TrafficSpec) -> FlowSpec:
     return FlowSpec(spec.proto, spec.duration_s, port=spec.port, length=spec.length, rate_mbps=spec.rate_mbps,
-                    amount=spec.amount, window=spec.pc_window, mss=spec.pc_mss)  # fmt: skip
+                    amount=spec.amount, window=spec.pc_window, mss=spec.pc_mss, nodelay=spec.nodelay)  # fmt: skip
 
 
 def run_traffic(spec: TrafficSpec, pc: PcSide, far: Endpoint, generator: Generator | None = None) -> TrafficResult:

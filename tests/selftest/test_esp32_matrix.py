@@ -38,9 +38,14 @@ def test_esp32_matrix_lists_each_test_per_config() -> None:
         assert f"{TEST}[length_udp/dut_rx-l500-{tag}]" in ids
         assert any("capacity/" in i and tag in i for i in ids)
         assert f"{TEST}[latency-{tag}]" in ids
-    ladder = [i for i in ids if "[window_dut/" in i or "[mss_dut/" in i]
+    # the cases that flash their own builds: the ladders and the configuration studies
+    own = ("window_dut", "mss_dut", "stack", "sndbuf", "pools")
+    ladder = [i for i in ids if any(f"[{s}/" in i or f"[{s}]" in i for s in own)]
     assert f"{TEST}[window_dut/dut_rx-wnd2]" in ids
     assert f"{TEST}[mss_dut/dut_tx-mss536]" in ids
+    assert f"{TEST}[stack/dut_rx-stock]" in ids and f"{TEST}[stack/dut_rx-tuned]" in ids
+    assert f"{TEST}[sndbuf/dut_tx-sndbuf16]" in ids
+    assert f"{TEST}[pools]" in ids  # ESP-IDF's lwIP has no PBUF_POOL_SIZE: one case, skipped saying so
     per_config = [i for i in ids if "[" in i and any(f"{dut.idf.target}-{c}" in i for c in configs)]
     assert len(per_config) == len(ids) - len(ladder)
     each = len(per_config) // len(configs)

@@ -53,3 +53,18 @@ def test_tx_against_rx_and_a_run_without_sweeps() -> None:
     assert "TCP DUT->PC / PC->DUT 2.000 (DUT->PC faster)" in by_topic(records)["baseline"]
     assert findings([rec("latency", "pc_to_dut", 0.2, unit="ms")]) == []
     assert "no findings" in findings_text([])
+
+
+def test_a_study_factor_and_nagle_on_against_off() -> None:
+    records = [
+        rec("stack", f"dut_rx-{c}", v, i) for i, (c, v) in enumerate((("stock", 0.8), ("default", 4.6), ("tuned", 5.6)))
+    ]
+    for r in records:
+        r.extra["config"] = r.case.removeprefix("dut_rx-")
+    for case, per in (("dut_tx-on", 0.07), ("dut_tx-off", 1.0)):
+        r = rec("nagle", case, 0.2)
+        r.measured["segments_per_write"] = per
+        records.append(r)
+    found = by_topic(records)
+    assert "the tuned build is 7.00x the stock build" in found["stack study"]
+    assert "DUT->PC sends 1.00 segments a write with Nagle off, 0.07 with it on, 14.3x the segments" in found["nagle"]

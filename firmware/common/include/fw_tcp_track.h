@@ -23,6 +23,8 @@ struct fw_tcp_track_counts {
     uint32_t retrans; /* segments sent again (data, SYN or FIN below the highest sequence sent) */
     uint32_t ooseq;   /* data segments received ahead of the next expected byte */
     uint32_t rx_dup;  /* data segments received that start before the next expected byte */
+    uint32_t tx_segs; /* segments sent with data (retransmissions included) */
+    uint32_t rx_segs; /* segments received with data (duplicates included) */
 };
 
 /** The counts since boot or the last fw_tcp_track_reset. */

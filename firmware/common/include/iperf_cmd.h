@@ -26,6 +26,7 @@ struct iperf_config {
     uint32_t interval_ms; /* 0 = no interval reports */
     uint8_t tos;
     char format;          /* 'b', 'k' or 'm': unit of interval reports */
+    bool nodelay;         /* TCP client: Nagle's algorithm off (TCP_NODELAY, iperf -N) */
     bool silent_server;   /* a UDP server that does not answer the client's FIN (Espressif's iperf
                              sends no server report; set by its console personality only) */
 };

@@ -47,13 +47,13 @@ static void print_identity_fields(void)
     char gwbuf[IP4ADDR_STRLEN_MAX];
     const uint8_t *m = app_netif->hwaddr;
     fw_printf("name=%s version=%s target=%s variant=%s role=%s tcp_mss=%u tcp_wnd=%u tcp_snd_buf=%u"
-              " pbuf_pool_size=%u mem_size=%u memp_num_tcp_seg=%u"
+              " pbuf_pool_size=%u mem_size=%u memp_num_tcp_seg=%u memp_num_pbuf=%u"
               " ip=%s netmask=%s gw=%s mac=%02x:%02x:%02x:%02x:%02x:%02x",
               FW_NAME, FW_VERSION, fw_platform_target(), FW_VARIANT,
               port_report != NULL && port_report->role != NULL ? port_report->role : "endpoint",
               (unsigned)FW_STACK_TCP_MSS,
               (unsigned)FW_STACK_TCP_WND, (unsigned)FW_STACK_TCP_SND_BUF, (unsigned)FW_STACK_PBUF_POOL_SIZE,
-              (unsigned)FW_STACK_MEM_SIZE, (unsigned)FW_STACK_MEMP_NUM_TCP_SEG,
+              (unsigned)FW_STACK_MEM_SIZE, (unsigned)FW_STACK_MEMP_NUM_TCP_SEG, (unsigned)FW_STACK_MEMP_NUM_PBUF,
               ip4addr_ntoa_r(netif_ip4_addr(app_netif), ipbuf, sizeof ipbuf),
               ip4addr_ntoa_r(netif_ip4_netmask(app_netif), maskbuf, sizeof maskbuf),
               ip4addr_ntoa_r(netif_ip4_gw(app_netif), gwbuf, sizeof gwbuf), m[0], m[1], m[2], m[3], m[4], m[5]);

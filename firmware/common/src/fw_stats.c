@@ -82,8 +82,9 @@ void fw_stats_print(void)
     }
 #ifdef FW_TCP_TRACK
     const struct fw_tcp_track_counts tcp = fw_tcp_track_counts();
-    fw_printf("tcpseg retrans=%lu ooseq=%lu rx_dup=%lu\r\n", (unsigned long)tcp.retrans, (unsigned long)tcp.ooseq,
-              (unsigned long)tcp.rx_dup);
+    fw_printf("tcpseg retrans=%lu ooseq=%lu rx_dup=%lu tx_segs=%lu rx_segs=%lu\r\n", (unsigned long)tcp.retrans,
+              (unsigned long)tcp.ooseq, (unsigned long)tcp.rx_dup, (unsigned long)tcp.tx_segs,
+              (unsigned long)tcp.rx_segs);
 #endif
     const struct fw_app_report *port = fw_app_report();
     if (port != NULL && port->stats_text != NULL) {
@@ -108,8 +109,8 @@ void fw_stats_print(void)
         fw_printf(" cpu_busy_us=%" PRIu64 " uptime_us=%" PRIu64, busy, uptime);
     }
 #ifdef FW_TCP_TRACK
-    fw_printf(" tcp_retrans=%lu tcp_ooseq=%lu tcp_rx_dup=%lu", (unsigned long)tcp.retrans, (unsigned long)tcp.ooseq,
-              (unsigned long)tcp.rx_dup);
+    fw_printf(" tcp_retrans=%lu tcp_ooseq=%lu tcp_rx_dup=%lu tcp_tx_segs=%lu tcp_rx_segs=%lu", (unsigned long)tcp.retrans,
+              (unsigned long)tcp.ooseq, (unsigned long)tcp.rx_dup, (unsigned long)tcp.tx_segs, (unsigned long)tcp.rx_segs);
 #endif
     if (port != NULL && port->stats_fields != NULL) {
         port->stats_fields();

@@ -80,6 +80,7 @@ void fw_tcp_track_sent(uint32_t remote, uint16_t local_port, uint16_t remote_por
 
 void fw_tcp_track_received(uint32_t seqno, uint32_t len, uint32_t rcv_nxt)
 {
+    counts.rx_segs += len > 0 ? 1u : 0u;
     if (len == 0 || seqno == rcv_nxt) {
         return;
     }
@@ -103,7 +104,9 @@ err_t fw_tcp_track_output(struct netif *netif, struct pbuf *p, const ip4_addr_t 
             uint16_t thl = (uint16_t)(TCPH_HDRLEN_BYTES(&tcp));
             uint8_t flags = (uint8_t)TCPH_FLAGS(&tcp);
             if (total >= ihl + thl) {
-                uint32_t len = (uint32_t)(total - ihl - thl) + ((flags & (TCP_SYN | TCP_FIN)) ? 1u : 0u);
+                uint32_t payload = (uint32_t)(total - ihl - thl);
+                uint32_t len = payload + ((flags & (TCP_SYN | TCP_FIN)) ? 1u : 0u);
+                counts.tx_segs += payload > 0 ? 1u : 0u;
                 fw_tcp_track_sent(ip4_addr_get_u32(&ip->dest), lwip_ntohs(tcp.src), lwip_ntohs(tcp.dest),
                                   lwip_ntohl(tcp.seqno), len, (flags & TCP_SYN) != 0);
             }

@@ -37,6 +37,7 @@ static const struct long_opt long_opts[] = {
     {"server", 's'}, {"client", 'c'}, {"udp", 'u'}, {"port", 'p'},   {"time", 't'},
     {"num", 'n'},    {"len", 'l'},    {"bandwidth", 'b'}, {"interval", 'i'}, {"format", 'f'},
     {"tos", 'S'},    {"bind", 'B'},   {"parallel", 'P'},  {"abort", 'a'},    {"ipv6_domain", 'V'},
+    {"nodelay", 'N'},
 };
 
 /* Maps "--name[=value]" to its short option; sets *value to the inline value if any. */
@@ -78,10 +79,10 @@ bool iperf_cmd_parse(int argc, char **argv, struct iperf_config *cfg, char *err,
         } else {
             return fail(err, err_size, "unexpected argument %s", arg);
         }
-        if (strchr("scuptnlbifSBPaV", opt) == NULL) {
+        if (strchr("scuptnlbifSBPaVN", opt) == NULL) {
             return fail(err, err_size, "unknown option %s", arg);
         }
-        bool flag = (opt == 's' || opt == 'u' || opt == 'a' || opt == 'V');
+        bool flag = (opt == 's' || opt == 'u' || opt == 'a' || opt == 'V' || opt == 'N');
         if (flag && inline_value != NULL) {
             return fail(err, err_size, "option %s takes no value", arg);
         }
@@ -168,6 +169,9 @@ bool iperf_cmd_parse(int argc, char **argv, struct iperf_config *cfg, char *err,
                 return fail(err, err_size, "bad IPv4 address %s", v);
             }
             break;
+        case 'N': /* TCP_NODELAY: Nagle's algorithm off on the client's connection (iperf -N) */
+            cfg->nodelay = true;
+            break;
         case 'P':
             if (!fw_parse_u32(v, 1, 1, &u32)) {
                 return fail(err, err_size, "unsupported parallel count %s (only 1)", v);
@@ -192,6 +196,9 @@ bool iperf_cmd_parse(int argc, char **argv, struct iperf_config *cfg, char *err,
     }
     if (cfg->role == IPERF_ROLE_SERVER && cfg->amount != 0) {
         return fail(err, err_size, "%s", "-n is a client option");
+    }
+    if (cfg->nodelay && (cfg->role != IPERF_ROLE_CLIENT || cfg->udp)) {
+        return fail(err, err_size, "%s", "-N is a TCP client option");
     }
     if (cfg->udp) {
         if (!have_len) {

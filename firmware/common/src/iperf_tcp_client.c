@@ -187,6 +187,9 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
         return IPERF_START_NO_TCP_PCB;
     }
     c.pcb->tos = cfg->tos;
+    if (cfg->nodelay) { /* -N: each write leaves at once, not held while earlier data is unacknowledged */
+        tcp_nagle_disable(c.pcb);
+    }
     tcp_arg(c.pcb, NULL);
     tcp_err(c.pcb, on_err);
     tcp_recv(c.pcb, on_recv);

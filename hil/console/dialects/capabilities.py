@@ -20,6 +20,8 @@ FEATURES: dict[str, str] = {
     "ping_flood": "a ping that sends on each reply and prints only a summary (ping -f)",
     "streams": "the stream service of the stress profiles (several timed UDP streams)",
     "builds": "build configurations with other TCP_WND / TCP_MSS values to flash",
+    "nodelay": "a TCP client with Nagle's algorithm off (iperf -N, TCP_NODELAY)",
+    "tcp_counters": "its own count of the TCP segments it sends and receives (hil-fw `stats`)",
 }
 
 

@@ -75,6 +75,8 @@ class EspressifDriver:
             "ping_flood": "its ping sends one request per interval and prints every reply, no flood mode",
             "streams": "the stress streams are a service of the project's firmware",
             "builds": "a stock image has one build: no TCP_WND / TCP_MSS builds to flash",
+            "nodelay": "its iperf has no -N: Nagle's algorithm stays on",
+            "tcp_counters": "its console counts no TCP segments (`free` and `heap` give the heap only)",
         },
         sdk="esp-idf",
     )

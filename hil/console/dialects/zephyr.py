@@ -46,6 +46,8 @@ class ZperfDriver:
             "ping_flood": "`net ping` sends one request per interval and prints every reply, no flood mode",
             "streams": "the stress streams are a service of the project's firmware",
             "builds": "a stock image has one build: no TCP_WND / TCP_MSS builds to flash",
+            "nodelay": "zperf has no option to turn Nagle's algorithm off",
+            "tcp_counters": "the zperf sample's console counts no TCP segments",
         },
         sdk="zephyr",
         image="the zperf sample's build/zephyr/zephyr.elf",

@@ -57,6 +57,12 @@
 #define PBUF_POOL_SIZE FW_PBUF_POOL_SIZE
 #define PBUF_POOL_BUFSIZE FW_PBUF_POOL_BUFSIZE
 
+/* A study build whose receive pool holds less than one window (PBUF_POOL_SIZE ladder): lwIP's
+ * compile-time sanity check refuses that configuration, the study measures what it does */
+#ifdef FW_POOLS_BELOW_WINDOW
+#define LWIP_DISABLE_TCP_SANITY_CHECKS 1
+#endif
+
 /* TCP */
 #define TCP_MSS FW_TCP_MSS
 #define TCP_WND (FW_TCP_WND_MSS * TCP_MSS)
