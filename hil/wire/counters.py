@@ -38,33 +38,32 @@ def _json(argv: list[str]) -> object:
         return None
 
 
-def interface_counters(iface: Interface) -> dict[str, int]:
-    """rx_/tx_ packets, bytes, dropped, errors, missed and overruns of one interface."""
-    found = _json([*iface.prefix, "ip", "-s", "-s", "-j", "link", "show", "dev", iface.name])
-    if not isinstance(found, list) or not found or not isinstance(found[0], dict):
-        return {}
-    stats = found[0].get("stats64") or found[0].get("stats") or {}
-    out: dict[str, int] = {}
-    for way in ("rx", "tx"):
-        for key in IFACE_KEPT:
-            value = stats.get(way, {}).get(key)
-            if isinstance(value, int):
-                out[f"{way}_{key}"] = value
+def link_counters(prefix: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """Every interface of a namespace (one `ip` call): name -> rx_/tx_ packets, bytes, dropped,
+    errors, missed and overruns."""
+    found = _json([*prefix, "ip", "-s", "-s", "-j", "link", "show"])
+    out: dict[str, dict[str, int]] = {}
+    for link in found if isinstance(found, list) else []:
+        if not isinstance(link, dict) or not isinstance(link.get("ifname"), str):
+            continue
+        stats = link.get("stats64") or link.get("stats") or {}
+        values = {f"{way}_{key}": value for way in ("rx", "tx") for key in IFACE_KEPT
+                  if isinstance(value := stats.get(way, {}).get(key), int)}  # fmt: skip
+        out[link["ifname"]] = values
     return out
 
 
-def qdisc_counters(iface: Interface) -> dict[str, int]:
-    """The root queue discipline's drops, overlimits and packets sent (on the virtual benches the
-    tbf shaper's: its drops are the shaper's loss; a real NIC's own qdisc drops as its queue)."""
-    found = _json([*iface.prefix, "tc", "-s", "-j", "qdisc", "show", "dev", iface.name])
-    if not isinstance(found, list):
-        return {}
-    out: dict[str, int] = {}
-    for q in found:
-        if isinstance(q, dict) and q.get("root"):
-            for key in ("drops", "overlimits", "packets", "requeues"):
-                if isinstance(q.get(key), int):
-                    out[key] = q[key]
+def root_qdisc_counters(prefix: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """Every interface's root queue discipline in a namespace (one `tc` call): name -> drops,
+    overlimits, packets sent, requeues (on the virtual benches the tbf shaper's: its drops are the
+    shaper's loss; a real NIC's own qdisc drops as its queue)."""
+    found = _json([*prefix, "tc", "-s", "-j", "qdisc", "show"])
+    out: dict[str, dict[str, int]] = {}
+    for q in found if isinstance(found, list) else []:
+        if isinstance(q, dict) and q.get("root") and isinstance(q.get("dev"), str):
+            out[q["dev"]] = {
+                k: q[k] for k in ("drops", "overlimits", "packets", "requeues") if isinstance(q.get(k), int)
+            }
     return out
 
 
@@ -89,13 +88,16 @@ class Hops:
     dut: Callable[[bool], dict[str, int] | None] | None = None
 
     def read(self, mark: bool = False) -> Counters:
-        """Every hop's counters now; `mark`: the DUT's high-water marks restart after its reading
-        (the reading before a measurement)."""
+        """Every hop's counters now (one `ip` and one `tc` call per namespace); `mark`: the DUT's
+        high-water marks restart after its reading (the reading before a measurement)."""
         out: Counters = {}
+        namespaces = {iface.prefix for iface in self.interfaces}
+        links = {prefix: link_counters(prefix) for prefix in namespaces}
+        qdiscs = {prefix: root_qdisc_counters(prefix) for prefix in namespaces}
         for iface in self.interfaces:
-            if found := interface_counters(iface):
+            if found := links[iface.prefix].get(iface.name):
                 out[iface.hop] = found
-            if found := qdisc_counters(iface):
+            if found := qdiscs[iface.prefix].get(iface.name):
                 out[f"{iface.hop}_qdisc"] = found
         for hop, prefix in self.kernels:
             if found := kernel_counters(prefix):

@@ -55,7 +55,6 @@ class Direction:
     udp_datagrams: int = 0
     udp_payload_bytes: int = 0
     largest_udp_payload: int = 0
-    other: int = 0  # always 0: non-IPv4 frames have no address pair (WireSummary.other_frames)
 
 
 @dataclass

@@ -58,6 +58,7 @@ class WireSeen:
     # the DUT's own readings before and after (levels such as high-water marks are not deltas)
     dut_before: dict[str, int] = field(default_factory=dict)
     dut_after: dict[str, int] = field(default_factory=dict)
+    injected_drops: int | None = None  # frames the link's loss injector dropped (None: no injector)
 
     @property
     def complete(self) -> bool:
@@ -104,8 +105,10 @@ class Window:
             truncated |= end >= self.watch.settings.max_packets
             if dropped := run.capture.dropped_so_far():
                 missed[side] = dropped
+        first, last = (c.get("link_loss", {}).get("dropped") for c in (self.before, after))
+        injected = last - first if first is not None and last is not None else None
         return WireSeen(delta(self.before, after), summaries, truncated, missed, self.before.get("dut", {}),
-                        after.get("dut", {}))  # fmt: skip
+                        after.get("dut", {}), injected)  # fmt: skip
 
 
 @dataclass

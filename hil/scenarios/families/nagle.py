@@ -1,16 +1,16 @@
-"""Nagle's algorithm on and off at small writes (seed 002: the ezTCP modules' "TCP transmission
-delay" switch took one module from 49.8 % to 100 % of its nominal rate): a sender paced at a low
-rate with small writes, its Nagle on (the default) and off (TCP_NODELAY: iperf -N on the PC's
-sender, the firmware's iperf client -N on the DUT's), each way.
+"""Nagle's algorithm on and off at small writes (seed 002: the ezTCP modules' "TCP transmission delay"
+switch took one module from 49.8 % to 100 % of its nominal rate): a sender paced at a low rate with
+small writes, its Nagle on (the default) and off (TCP_NODELAY: iperf -N on the PC's sender, the
+firmware's iperf client -N on the DUT's), each way.
 
-What the construction fixes is how the writes leave: with Nagle off each write is sent at once,
-one segment per write; with it on a small segment waits while earlier data is unacknowledged, so
-the writes of one round trip leave together. The round trip is the firmware's link delay line's
+What the construction fixes is how the writes leave: with Nagle off each write is sent at once, one
+segment per write; with it on a small segment waits while earlier data is unacknowledged, so the
+writes of one round trip leave together. The round trip is the firmware's link delay line's
 (`window_dut_delay_ms`: every frame the DUT receives held, the ACKs it gets included), the same on
-any machine: 20 ms gathers about 8 writes of 64 B at 0.2 Mbit/s, into one segment with Nagle on.
-The DUT counts the data segments it sends and receives itself (`stats`: tcp_tx_segs, tcp_rx_segs),
-so segments per write is measured on any DUT kind and machine; its limits are the family's check. Goodput is shown against the offered rate
-(the ezTCP method's "performance")."""
+any machine: 20 ms gathers about 8 writes of 64 B at 0.2 Mbit/s, into one segment with Nagle on. The
+DUT counts the data segments it sends and receives itself (`stats`: tcp_tx_segs, tcp_rx_segs), so
+segments per write is measured on any DUT kind and machine; its limits are the family's check.
+Goodput is shown against the offered rate (the ezTCP method's "performance")."""
 
 from __future__ import annotations
 

@@ -124,12 +124,18 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
     profile = load_profile(profile_name)
     duration = hil.profile.stream_duration_s or profile.duration_s
     scenario = f"stress-{profile.name}"
-    drops_before = hil.topology.loss_counter()
     start = time.time()
+    # the window reads the injected loss's counter with every hop's (hil.wire.counters)
     window = hil.wire.window(sides=("pc", "peer")) if hil.wire is not None else None
+    drops_before = hil.topology.loss_counter() if window is None else None
     ends, evidence = hil.far_end.streams(hil.pc_side, profile, duration)
     seen = window.close() if window is not None else None
-    drops_after = hil.topology.loss_counter()
+    drops_after = hil.topology.loss_counter() if window is None else None
+    injected = (
+        seen.injected_drops
+        if seen is not None
+        else (drops_after - drops_before if drops_before is not None and drops_after is not None else None)
+    )
     for name, text in evidence.items():
         attach_text(name, text)
 
@@ -182,9 +188,9 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
     total.traffic_s = duration  # the streams ran at once: the total carries their traffic time
     total.generator_limited = any(r.generator_limited for r in records)
     injected_pct = None
-    if drops_before is not None and drops_after is not None:
-        injected_pct = 100.0 * (drops_after - drops_before) / total_sent if total_sent else 0.0
-        total.extra.update(injected_drops=drops_after - drops_before, injected_pct=round(injected_pct, 4))
+    if injected is not None:
+        injected_pct = 100.0 * injected / total_sent if total_sent else 0.0
+        total.extra.update(injected_drops=injected, injected_pct=round(injected_pct, 4))
     hil.recorder.record(total, start, time.time())
     records.append(total)
 
@@ -201,7 +207,7 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
         )
     lines.append(f"total: {total_lost} of {total_sent} lost ({total_pct:.4f} %) in {duration:g} s")
     if injected_pct is not None:
-        lines.append(f"injected on the link: {drops_after - drops_before} frames dropped ({injected_pct:.4f} %)")
+        lines.append(f"injected on the link: {injected} frames dropped ({injected_pct:.4f} %)")
     attach_text("streams", "\n".join(lines))
     series, totals = {}, {}  # totals: (lost, sent) per stream: a stream without loss is a line of text
     for spec in profile.streams:
