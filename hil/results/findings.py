@@ -111,6 +111,14 @@ def knee(records: Sequence[CaseRecord], scenario: str, what: str) -> Finding | N
                          f"{100 - KNEE_PCT:g} % of the best, {top.median:.2f} Mbit/s)")  # fmt: skip
             numbers.append(f"{d}: {_points(rs, d)}")
             continue
+        if first is top:  # only the best point gets there: the knee lies between it and the one before
+            before = rs[rs.index(top) - 1]
+            parts.append(
+                f"{SAYS.get(d, d)} reaches {KNEE_PCT:g} % of its best only at {_label(top, d)} ({top.median:.2f} "
+                f"Mbit/s): the knee lies between {_label(before, d)} and {_label(top, d)}"
+            )
+            numbers.append(f"{d}: {_points(rs, d)}")
+            continue
         parts.append(
             f"{SAYS.get(d, d)} reaches {KNEE_PCT:g} % of its best ({top.median:.2f} Mbit/s at {_label(top, d)}) "
             f"at {_label(first, d)} ({first.median:.2f} Mbit/s)"

@@ -124,6 +124,7 @@ def sweep_chart(
     min_efficiency: list[tuple[float, float]] | None = None,
     threshold_label: str = "threshold (min median)",
     efficiency_panel: bool = True,
+    xticks: Sequence[tuple[float, str]] | None = None,
 ) -> bytes:
     """Measured series against the theoretical (or expected) values; `band_pct` shades the
     tolerance around them (e.g. (90, 105): 90-105 % of each theoretical value). `threshold` is
@@ -173,6 +174,7 @@ def sweep_chart(
     ax.set_ylim(*zoomed_limits(ys))
     ax.grid(True, alpha=0.3)
     ax.legend(**LEGEND)  # type: ignore[arg-type]
+    _ticks(eax if eax is not None else ax, xticks)
     if eax is None:
         ax.set_xlabel(xlabel)
         return _png(fig)
@@ -330,9 +332,16 @@ def search_chart(
     return _png(fig, rect=(0, 0.04, 1, 1))
 
 
+def _ticks(ax: Axes, xticks: Sequence[tuple[float, str]] | None) -> None:
+    """Named points on the x axis (a ladder of builds: one tick per build, its name)."""
+    if xticks:
+        ax.set_xticks([x for x, _ in xticks], [name for _, name in xticks])
+
+
 def dut_side_chart(
-    title: str, xlabel: str, points: Sequence[tuple[float, dict[str, float]]], logx: bool = False
-) -> bytes | None:
+    title: str, xlabel: str, points: Sequence[tuple[float, dict[str, float]]], logx: bool = False,
+    xticks: Sequence[tuple[float, str]] | None = None,
+) -> bytes | None:  # fmt: skip
     """The DUT's side of a sweep's points (hil.results.dut_side): its CPU load above, the TCP
     segments it sent again and received out of sequence and its least free data-path pool entries
     below, against the swept value. None when no point has any of them."""
@@ -366,4 +375,5 @@ def dut_side_chart(
     cax.legend(**LEGEND)  # type: ignore[arg-type]
     if logx:
         cax.set_xscale("log", base=2)
+    _ticks(cax, xticks)
     return _png(fig)

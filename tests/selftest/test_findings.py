@@ -68,3 +68,11 @@ def test_a_study_factor_and_nagle_on_against_off() -> None:
     found = by_topic(records)
     assert "the tuned build is 7.00x the stock build" in found["stack study"]
     assert "DUT->PC sends 1.00 segments a write with Nagle off, 0.07 with it on, 14.3x the segments" in found["nagle"]
+
+
+def test_a_knee_only_the_best_point_reaches_lies_before_it() -> None:
+    records = [rec("length_udp", f"dut_tx-l{n}", v, n) for n, v in ((64, 44.3), (1448, 86.1))]
+    assert (
+        "DUT->PC reaches 90 % of its best only at l1448 (86.10 Mbit/s): the knee lies between l64 and l1448"
+        in (by_topic(records)["length_udp"])
+    )

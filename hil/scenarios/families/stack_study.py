@@ -240,7 +240,8 @@ def _finish_study(hil: HilContext, study: Study) -> list[str]:
     attach_text(f"{study.scenario} study: the builds and what they measured", text)
     labels = [str(r.extra.get("config")) for r in records]
     xs = [float(i) for i in range(len(records))]
-    axis = f"{study.what}: " + ", ".join(f"{i} = {c}" for i, c in enumerate(labels))
+    axis = f"{study.what}, build"
+    ticks = list(zip(xs, labels, strict=True))
     attach_png(
         f"{study.scenario} study: goodput per build",
         sweep_chart(
@@ -249,11 +250,11 @@ def _finish_study(hil: HilContext, study: Study) -> list[str]:
             {study.direction: list(zip(xs, [r.median for r in records], strict=True))},
             theory=[(x, r.theory) for x, r in zip(xs, records, strict=True) if r.theory],
             theory_label="expected: one buffer per round trip",
+            xticks=ticks,
         ),
     )
-    side = dut_side_chart(
-        f"{study.scenario} study: the DUT's side", axis, list(zip(xs, [r.measured for r in records], strict=True))
-    )
+    side = dut_side_chart(f"{study.scenario} study: the DUT's side", axis,
+                          list(zip(xs, [r.measured for r in records], strict=True)), xticks=ticks)  # fmt: skip
     if side is not None:
         attach_png(f"{study.scenario} study: the DUT's CPU, segments and pools per build", side)
     trend = hil.thresholds.trend(study.scenario)
