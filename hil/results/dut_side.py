@@ -66,22 +66,27 @@ class DutSide:
 
 
 def _delta(before: dict[str, int], after: dict[str, int], key: str) -> int | None:
-    if key not in after:
+    """A counter's change over the measurement (None without both readings: a since-boot value is
+    not the measurement's); one that went down was reset in between and counts from its reset."""
+    if key not in after or key not in before:
         return None
-    old = before.get(key)
-    return after[key] - old if old is not None and after[key] >= old else after[key]
+    return after[key] - before[key] if after[key] >= before[key] else after[key]
 
 
-def dut_side(before: dict[str, int], after: dict[str, int]) -> DutSide:
-    """The DUT's side from its readings before and after a measurement (empty: it has none)."""
+def dut_side(before: dict[str, int], after: dict[str, int], traffic_s: float = 0.0, tcp: bool = True) -> DutSide:
+    """The DUT's side from its readings before and after a measurement (empty: it has none). The
+    CPU's busy time is taken over the measurement's traffic time (`traffic_s`, when shorter than
+    the readings' interval: the console commands and waits between repetitions are not load);
+    `tcp`: the DUT's own TCP segments belong to the measured flows (not for a DUT in the path)."""
     metrics: dict[str, float] = {}
     busy, uptime = _delta(before, after, "cpu_busy_us"), _delta(before, after, "uptime_us")
     if busy is not None and uptime:
-        metrics["dut_cpu_pct"] = round(min(100.0, 100.0 * busy / uptime), 2)
+        span = min(uptime, traffic_s * 1e6) if traffic_s > 0 else uptime
+        metrics["dut_cpu_pct"] = round(min(100.0, 100.0 * busy / span), 2)
     for key, name in (("tcp_retrans", "dut_tcp_retrans"), ("tcp_ooseq", "dut_tcp_ooseq"),
                       ("tcp_rx_dup", "dut_tcp_rx_dup"), ("tcp_tx_segs", "dut_tcp_segs_sent"),
                       ("tcp_rx_segs", "dut_tcp_segs_received")):  # fmt: skip
-        if (n := _delta(before, after, key)) is not None:
+        if tcp and (n := _delta(before, after, key)) is not None:
             metrics[name] = float(n)
     pools: dict[str, dict[str, int]] = {}
     for key, size in after.items():
@@ -95,5 +100,5 @@ def dut_side(before: dict[str, int], after: dict[str, int]) -> DutSide:
         metrics["pool_free"] = float(data[lowest])
     if "heap_avail" in after and "heap_max" in after:
         metrics["heap_free"] = float(max(0, after["heap_avail"] - after["heap_max"]))
-    missing = tuple(what for key, what in WHAT.items() if key not in metrics)
+    missing = tuple(what for key, what in WHAT.items() if key not in metrics and (tcp or "dut_tcp" not in key))
     return DutSide(metrics, pools, lowest, missing)

@@ -358,21 +358,24 @@ def dut_side_chart(
                                   gridspec_kw={"height_ratios": [1, 1]})  # fmt: skip
     if cpu:
         ax.plot([p[0] for p in cpu], [p[1] for p in cpu], marker="o", color="tab:orange", label="DUT CPU busy")
+        ax.legend(**LEGEND)  # type: ignore[arg-type]
+    else:
+        ax.text(0.5, 0.5, "the DUT does not report its CPU load", ha="center", va="center", transform=ax.transAxes)
     ax.set_ylim(0, 105)
     ax.set_ylabel("DUT CPU (%)")
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(**LEGEND)  # type: ignore[arg-type]
     ys: list[float] = [0.0]
     for (name, series), marker in zip(counts.items(), ("o", "s", "^"), strict=True):
         if series:
             cax.plot([p[0] for p in series], [p[1] for p in series], marker=marker, label=name)
             ys += [p[1] for p in series]
     cax.set_ylim(*zoomed_limits(ys))
-    cax.set_ylabel("count during the point")
+    cax.set_ylabel("segments; free entries")
     cax.set_xlabel(xlabel)
     cax.grid(True, alpha=0.3)
-    cax.legend(**LEGEND)  # type: ignore[arg-type]
+    if len(ys) > 1:
+        cax.legend(**LEGEND)  # type: ignore[arg-type]
     if logx:
         cax.set_xscale("log", base=2)
     _ticks(cax, xticks)

@@ -131,7 +131,11 @@ def add_dut_side(hil: HilContext, rec: CaseRecord, seen: WireSeen, spec: Traffic
             why += f"; it reports {', '.join(facts)} (recorded as `dut`)"
         rec.extra["dut_side"] = {"missing": list(DUT_SIDE_WHAT.values()), "why": why}
         return
-    side = dut_side(seen.dut_before, seen.dut_after)
+    if not seen.dut_before:  # the reading before failed: the after values alone are since boot
+        rec.extra["dut_side"] = {"missing": list(DUT_SIDE_WHAT.values()),
+                                 "why": "the DUT's counters could not be read before the measurement"}  # fmt: skip
+        return
+    side = dut_side(seen.dut_before, seen.dut_after, rec.traffic_s, tcp=not hil.in_path)
     rec.measured.update(side.metrics)
     segments = side.metrics.get("dut_tcp_segs_sent" if spec.direction == "dut_tx" else "dut_tcp_segs_received")
     if spec.proto == "tcp" and spec.length and spec.amount and spec.amount.isdigit() and segments is not None:
@@ -139,6 +143,8 @@ def add_dut_side(hil: HilContext, rec: CaseRecord, seen: WireSeen, spec: Traffic
         rec.measured |= {"writes": float(writes), "segments": segments,
                          "segments_per_write": round(segments / writes, 4) if writes else 0.0}  # fmt: skip
     rec.extra["dut_side"] = side.as_fields()
+    if hil.in_path:
+        rec.extra["dut_side"]["tcp"] = "not counted: the DUT forwards the flows, its own TCP carries none of them"  # type: ignore[index]
     attach_text(f"{rec.case}: the DUT's side", side.text())
 
 

@@ -27,8 +27,8 @@ def test_the_window_gives_cpu_share_segment_deltas_and_the_tightest_data_pool() 
 
 
 def test_a_counter_that_went_down_counts_from_its_reset_and_missing_figures_are_named() -> None:
-    side = dut_side({"tcp_retrans": 50, "cpu_busy_us": 9}, {"tcp_retrans": 3})  # `stats reset` in between
-    assert side.metrics == {"dut_tcp_retrans": 3.0}
+    side = dut_side({"tcp_retrans": 50, "cpu_busy_us": 9}, {"tcp_retrans": 3, "tcp_ooseq": 7})  # `stats reset`
+    assert side.metrics == {"dut_tcp_retrans": 3.0}  # tcp_ooseq: no reading before, a since-boot value
     assert side.missing == ("CPU load", "TCP segments received out of sequence", "pool low-water marks",
                             "heap low-water mark")  # fmt: skip
     assert "not reported: CPU load" in side.headline()
@@ -39,3 +39,11 @@ def test_the_chart_shows_the_points_or_nothing() -> None:
     png = dut_side_chart("DUT side", "x", points)
     assert png is not None and png.startswith(b"\x89PNG")
     assert dut_side_chart("DUT side", "x", [(1.0, {"mbps": 3.0})]) is None
+
+
+def test_cpu_over_the_traffic_time_and_no_tcp_counts_for_a_dut_in_the_path() -> None:
+    # 0.5 s busy in 2 s between the readings, of which 1 s was traffic: 50 % load while it ran
+    assert dut_side(BEFORE, AFTER, traffic_s=1.0).metrics["dut_cpu_pct"] == 50.0
+    assert dut_side(BEFORE, AFTER, traffic_s=5.0).metrics["dut_cpu_pct"] == 25.0  # never beyond the readings
+    forwarding = dut_side(BEFORE, AFTER, tcp=False)
+    assert not any(k.startswith("dut_tcp") for k in forwarding.metrics) and forwarding.missing == ()

@@ -93,10 +93,10 @@ void fw_tcp_track_received(uint32_t seqno, uint32_t len, uint32_t rcv_nxt)
 
 err_t fw_tcp_track_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *ipaddr)
 {
-    uint8_t h[IP_HLEN + TCP_HLEN];
-    if (pbuf_copy_partial(p, h, sizeof h, 0) == sizeof h && IPH_V((struct ip_hdr *)h) == 4 &&
-        IPH_PROTO((struct ip_hdr *)h) == IP_PROTO_TCP) {
-        const struct ip_hdr *ip = (const struct ip_hdr *)h;
+    struct ip_hdr iph; /* copies: the headers in the pbuf need not be aligned for the structs */
+    if (pbuf_copy_partial(p, &iph, sizeof iph, 0) == sizeof iph && IPH_V(&iph) == 4 &&
+        IPH_PROTO(&iph) == IP_PROTO_TCP) {
+        const struct ip_hdr *ip = &iph;
         uint16_t ihl = (uint16_t)(IPH_HL(ip) * 4u);
         uint16_t total = lwip_ntohs(IPH_LEN(ip));
         struct tcp_hdr tcp;

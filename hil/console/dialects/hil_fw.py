@@ -76,7 +76,10 @@ class HilFwDriver:
         return "\n".join(f"{k} = {v}" for k, v in final.fields.items())
 
     def counters(self, mark: bool = False) -> dict[str, int] | None:
-        fields = self.console.run_ok("stats mark" if mark else "stats", 10).fields
+        reply = self.console.command("stats mark", 10) if mark else None
+        if reply is None or not reply.final.ok:  # an image older than `stats mark`: its marks run since boot
+            reply = self.console.run_ok("stats", 10)
+        fields = reply.final.fields
         return {k: int(v) for k, v in fields.items() if str(v).isdigit()}
 
     def facts(self) -> dict[str, object]:

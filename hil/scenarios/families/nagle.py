@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import allure
 
 from hil.checks import criteria
+from hil.console.dialects.capabilities import NotApplicable
 from hil.results.recorder import CaseRecord
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, IPERF3, THROUGHPUT, ScenarioShape
@@ -84,6 +85,10 @@ class NagleStudy:
 def nagle_point(hil: HilContext, p: NaglePoint) -> None:
     scenario = "nagle"
     limits = hil.thresholds.limits(scenario, p.case)
+    counters = hil.dut.counters()
+    if counters is not None and "tcp_tx_segs" not in counters:  # e.g. the ESP32 port on ESP-IDF's lwIP
+        raise NotApplicable("the DUT's `stats` counts no TCP segments (no tcp_tx_segs: its lwIP is not the "
+                            "project's, whose fw_tcp_track.c counts them)")  # fmt: skip
     allure.dynamic.feature("Nagle's algorithm at small writes")
     allure.dynamic.story(f"nagle {p.direction}")
     # a byte count (-n) of whole writes at the paced rate for about the case's duration
