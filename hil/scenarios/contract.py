@@ -48,6 +48,9 @@ class BenchFacts:
     local: bool = True  # the DUT runs on the bench PC: its links are the bench's own (namespaces)
     window_ladder: tuple[tuple[str, int], ...] = ()  # (build configuration, TCP_WND in segments)
     mss_builds: tuple[tuple[str, int], ...] = ()  # (build configuration, TCP_MSS)
+    # the baud rate of the DUT's console: a board's serial port; None: a pseudo-terminal of the bench
+    # (the virtual DUT's, QEMU's UART), which has no line rate, or no console
+    console_baud: int | None = None
 
 
 @dataclass(frozen=True)

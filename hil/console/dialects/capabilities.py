@@ -20,6 +20,8 @@ FEATURES: dict[str, str] = {
     "ping_flood": "a ping that sends on each reply and prints only a summary (ping -f)",
     "streams": "the stream service of the stress profiles (several timed UDP streams)",
     "builds": "build configurations with other TCP_WND / TCP_MSS values to flash",
+    "serial_transfer": "file transfer through its console, raw bytes in acknowledged blocks (the project "
+    "firmware's `serial` command)",
 }
 
 
