@@ -46,6 +46,10 @@ def _num(value: float, metric: str) -> str:
     unit = metric_unit(metric)
     if unit == "Mbit/s":
         return f"{value:.2f} Mbit/s"
+    if unit == "kbit/s":
+        return f"{value:.1f} kbit/s"
+    if unit == "B/s":
+        return f"{value:.0f} B/s"
     if unit == "%":
         return f"{value:.3f} %" if metric == "loss_pct" else f"{value:.1f} %"
     if unit == "ms":
@@ -112,6 +116,9 @@ def trend_violations(points: list[tuple[str, float]], trend: Trend) -> list[str]
     return out
 
 
+CRITERION_NAMES = {"mbps": "median", "kbps": "median", "efficiency_pct": "efficiency", "loss_pct": "loss"}
+
+
 def criteria(metrics: Mapping[str, float], limits: Limits) -> str:
     """Each limit with the measured value against it, for a case's title: "efficiency 99.9 % >= 98.0 %,
     loss 0.000 % <= 0.500 %"; "no criterion" when the profile sets none."""
@@ -120,7 +127,7 @@ def criteria(metrics: Mapping[str, float], limits: Limits) -> str:
     parts = []
     for bound, metric, limit in limits.bounds():
         value = metrics.get(metric)
-        name = {"mbps": "median", "efficiency_pct": "efficiency", "loss_pct": "loss"}.get(metric, metric)
+        name = CRITERION_NAMES.get(metric, metric)
         shown = _num(value, metric) if value is not None else "not measured"
         parts.append(f"{name} {shown} {'>=' if bound == 'min' else '<='} {_num(limit, metric)}")
     return ", ".join(parts)
@@ -136,6 +143,12 @@ def headline(rec: CaseRecord) -> str:
             else ""
         )
         return f"median {rec.median:.2f} Mbit/s{eff}"
+    if rec.unit == "kbit/s":  # a console: its nominal rate when it has one
+        per_s = rec.measured.get("bytes_per_s")
+        rate = f" ({per_s:.0f} B/s)" if per_s is not None else ""
+        if rec.efficiency_pct is not None and rec.theory:
+            return f"median {rec.median:.1f} kbit/s{rate} = {rec.efficiency_pct:.1f} % of nominal {rec.theory:.1f}"
+        return f"median {rec.median:.1f} kbit/s{rate}, no nominal rate"
     if rec.unit == "ms":
         p99 = rec.measured.get("p99_ms")
         return f"median {rec.median:.3f} ms" + (f", p99 {p99:.3f} ms" if p99 is not None else "")

@@ -129,4 +129,6 @@ def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
         return BenchFacts(profile)
     window, mss = dut.ladders()
     dialect = dialect_info(dut.console.dialect) if dut.HAS_CONSOLE else None
-    return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss), dut.builds())
+    baud = dut.console.baud if dut.HAS_CONSOLE and not dut.LOCAL else None  # a local DUT's console is a pty
+    return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss), dut.builds(),
+                      baud)  # fmt: skip

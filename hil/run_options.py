@@ -18,8 +18,13 @@ DEFAULT_RESULTS_DIR = PROJECT_ROOT / "results"
 
 
 def swept_axes() -> list:  # type: ignore[type-arg]
-    """Every sweep family's axis: its points per profile and the option overriding them."""
-    return [axis for f in families() if (axis := getattr(f, "axis", None)) is not None]
+    """Every family's axes: their points per profile and the options overriding them (a sweep
+    family's `axis`; a family sweeping more than one thing lists them as `axes`)."""
+    out = []
+    for f in families():
+        out += [axis] if (axis := getattr(f, "axis", None)) is not None else []
+        out += list(getattr(f, "axes", ()))
+    return out
 
 
 DEFAULT_BUDGET_MB = 400

@@ -10,13 +10,18 @@
  * the network loop for milliseconds). Nothing else uses interrupts.
  */
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "board.h"
 #include "fw_config.h"
 #include "fw_platform.h"
 #include "same70.h"
+#include "serial_xfer.h"
 
 #define CONSOLE_BAUD 115200u
+#define CONSOLE_BAUD_MIN 1200u
+#define CONSOLE_BAUD_MAX 3000000u /* the EDBG's virtual COM port is the limit, not the USART */
+#define CONSOLE_BAUD_ERR_PPM 20000u /* a rate the divider misses by more than 2 % is refused */
 #define CLOCK_SPIN_LIMIT 2000000u /* > 0.5 s at the 12 MHz reset clock */
 #define FLASH_WAIT_STATES 6u      /* 7 cycles: up to 150 MHz at VDDIO 3.3 V */
 #define CRYSTAL_STARTUP 62u       /* x 8 slow clock cycles = 15.5 ms */
@@ -235,6 +240,15 @@ static volatile uint32_t tx_head; /* written by the main loop */
 static volatile uint32_t tx_tail; /* written by the interrupt */
 static volatile uint32_t rx_lost; /* ring full, overrun, framing or parity errors */
 static bool console_up;
+static uint32_t console_baud = CONSOLE_BAUD;
+
+/* baud = MCK / (16 x (CD + FP/8)): 8 x CD + FP = MCK / (2 x baud), rounded (150 MHz: 651 = CD 81,
+ * FP 3 -> 115207 Bd); 0 when CD would be 0 (above MCK / 16) */
+static uint32_t console_div8(uint32_t baud)
+{
+    uint32_t div8 = (mck_hz + baud) / (2u * baud);
+    return (div8 >> 3) == 0u || (div8 >> 3) > 0xFFFFu ? 0u : div8;
+}
 
 static void console_init(void)
 {
@@ -252,9 +266,7 @@ static void console_init(void)
     US_CR(USART1_BASE) = US_CR_RSTRX | US_CR_RSTTX | US_CR_RXDIS | US_CR_TXDIS | US_CR_RSTSTA;
     US_MR(USART1_BASE) = US_MR_MODE_NORMAL | US_MR_USCLKS_MCK | US_MR_CHRL_8 | US_MR_PAR_NONE |
                          US_MR_NBSTOP_1 | US_MR_CHMODE_NORMAL;
-    /* baud = MCK / (16 x (CD + FP/8)): 8 x CD + FP = MCK / (2 x baud), rounded (150 MHz: 651 =
-     * CD 81, FP 3 -> 115207 Bd) */
-    uint32_t div8 = (mck_hz + CONSOLE_BAUD) / (2u * CONSOLE_BAUD);
+    uint32_t div8 = console_div8(console_baud);
     US_BRGR(USART1_BASE) = US_BRGR_CD(div8 >> 3) | US_BRGR_FP(div8 & 7u);
     US_CR(USART1_BASE) = US_CR_RXEN | US_CR_TXEN;
     US_IER(USART1_BASE) = US_CSR_RXRDY;
@@ -339,6 +351,39 @@ static void console_drain(void)
            fw_platform_time_us() - start < 1000000u) {
     }
 }
+
+/* The console's baud rate for `serial baud` (serial_xfer.h): the EDBG's virtual COM port follows the
+ * rate the PC sets on it, so the PC and this USART change together. */
+static uint32_t baud_get(void)
+{
+    return console_baud;
+}
+
+static bool baud_check(uint32_t baud, char *err, unsigned err_size)
+{
+    uint32_t div8 = console_div8(baud);
+    if (div8 == 0u) {
+        snprintf(err, err_size, "the USART's divider cannot make it from MCK %lu Hz", (unsigned long)mck_hz);
+        return false;
+    }
+    uint32_t made = mck_hz / (2u * div8);
+    uint32_t off = made > baud ? made - baud : baud - made;
+    if ((uint64_t)off * 1000000u > (uint64_t)baud * CONSOLE_BAUD_ERR_PPM) {
+        snprintf(err, err_size, "the USART would run at %lu Bd (more than 2 %% off)", (unsigned long)made);
+        return false;
+    }
+    return true;
+}
+
+static void baud_set(uint32_t baud)
+{
+    console_drain(); /* the line announcing the change leaves at the old rate */
+    console_baud = baud;
+    US_BRGR(USART1_BASE) = US_BRGR_CD(console_div8(baud) >> 3) | US_BRGR_FP(console_div8(baud) & 7u);
+    US_CR(USART1_BASE) = US_CR_RSTSTA; /* a byte cut by the switch is not an error of the new rate */
+}
+
+const struct serial_baud_port board_baud_port = {baud_get, baud_check, baud_set, CONSOLE_BAUD_MIN, CONSOLE_BAUD_MAX};
 
 /* For fault handlers: straight to the transmitter, the interrupt cannot run. */
 static void console_putc_polled(char c)

@@ -14,6 +14,11 @@ const char *board_clock_problem(void);
 /** A received console byte, or -1 when none is waiting. */
 int board_console_getc(void);
 
+struct serial_baud_port;
+
+/** The console USART's baud rate, for `serial baud` (serial_xfer_set_baud_port). */
+extern const struct serial_baud_port board_baud_port;
+
 /** printf to the console (a whole line, "\r\n" included); used for diagnostics and by lwIP. */
 void board_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -9,6 +9,7 @@
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
+#include "serial_xfer.h"
 
 #define LINK_CHECK_US 500000u
 #define BOOT_LINK_WAIT_US 4000000u /* auto-negotiation takes ~2-3 s; BOOT then finds the link up */
@@ -63,6 +64,7 @@ int main(void)
     char described[96];
     (void)same70_part_describe(&part, described, sizeof described);
     board_diag("board same70-xplained %s\r\n", described);
+    serial_xfer_set_baud_port(&board_baud_port);
     fw_app_init(&netif);
     uint64_t next_link_check = fw_platform_time_us() + LINK_CHECK_US;
     for (;;) {

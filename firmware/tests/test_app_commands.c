@@ -60,14 +60,14 @@ int main(void)
 
     size_t n = 0;
     const struct fw_cmd *table = fw_console_commands(&n);
-    CHECK(n == 8);
+    CHECK(n == 9);
     CHECK(strcmp(table[0].name, "help") == 0);
     CHECK(strcmp(table[n - 1].name, "portcmd") == 0);
 
     test_output_reset();
     feed("help\r\n");
     CHECK(strstr(test_output, "  portcmd  [ARG...]") != NULL);
-    CHECK(strstr(test_output, "RESULT help commands=8\r\n") != NULL);
+    CHECK(strstr(test_output, "RESULT help commands=9\r\n") != NULL);
 
     test_output_reset();
     feed("portcmd a b\r\n");

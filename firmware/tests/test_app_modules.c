@@ -69,7 +69,7 @@ int main(void)
     fw_app_init(&netif);
 
     /* the table: the application's, the common modules' (fw_modules.c), the port's */
-    static const char *const order[] = {"help", "version", "iperf", "ping", "stream", "stats", "restart", "tick"};
+    static const char *const order[] = {"help", "version", "iperf", "ping", "stream", "serial", "stats", "restart", "tick"};
     size_t n = 0;
     const struct fw_cmd *table = fw_console_commands(&n);
     CHECK(n == sizeof order / sizeof order[0]);

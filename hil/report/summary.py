@@ -16,6 +16,10 @@ from hil.results.recorder import PRIMARY_METRIC, CaseRecord, metric_better, metr
 
 METRIC_NAMES = {
     "mbps": "median goodput",
+    "kbps": "median throughput",
+    "bytes_per_s": "bytes per second",
+    "corrupted": "corrupted bytes",
+    "missing": "missing bytes",
     "median_ms": "median",
     "latency_ms": "latency (p99 or average)",
     "efficiency_pct": "efficiency (of theory)",
@@ -86,8 +90,8 @@ def summary_rows(records: list[CaseRecord], previous: dict[str, float] | None = 
                 case=case, metric=metric, unit=metric_unit(metric),
                 value=value, minimum=rec.minimum if own else None, maximum=rec.maximum if own else None,
                 stdev=rec.stdev if own else None, repetitions=len(rec.values),
-                theory=rec.theory if metric == "mbps" else None,
-                efficiency_pct=rec.efficiency_pct if metric == "mbps" else None,
+                theory=rec.theory if metric == primary and metric in ("mbps", "kbps") else None,
+                efficiency_pct=rec.efficiency_pct if metric == primary and metric in ("mbps", "kbps") else None,
                 criterion="", margin=None, margin_pct=None, verdict="", test=rec.test or "",
             )  # fmt: skip
             _judge(row, rec, limits.get(metric))

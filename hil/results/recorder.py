@@ -52,13 +52,16 @@ class CaseRecord:
 
     def metrics(self) -> dict[str, float]:
         """Every metric of the case by name, the ones limits and reports use: the median in its
-        unit (`mbps`; `latency_ms` for ping: the p99 when replies were timed, else the average),
-        `efficiency_pct`, `loss_pct`, `jitter_ms`, the spread over repetitions (`sd_mbps`,
-        `sd_ms`), and what the scenario measured itself."""
+        unit (`mbps`; `kbps` for a console's slower channel; `latency_ms` for ping: the p99 when
+        replies were timed, else the average), `efficiency_pct`, `loss_pct`, `jitter_ms`, the
+        spread over repetitions (`sd_mbps`, `sd_kbps`, `sd_ms`), and what the scenario measured itself."""
         out: dict[str, float] = {}
         if self.unit == "Mbit/s":
             out["mbps"] = self.median
             out["sd_mbps"] = self.stdev
+        elif self.unit == "kbit/s":
+            out["kbps"] = self.median
+            out["sd_kbps"] = self.stdev
         elif self.unit == "ms":
             out["median_ms"] = self.median
             out["sd_ms"] = self.stdev
@@ -73,14 +76,19 @@ class CaseRecord:
 
 
 # the metric that carries a case's number, by the record's unit, and its spread over the repetitions
-PRIMARY_METRIC = {"Mbit/s": "mbps", "ms": "median_ms", "% lost": "loss_pct"}
-SPREAD_METRIC = {"mbps": "sd_mbps", "median_ms": "sd_ms"}
+PRIMARY_METRIC = {"Mbit/s": "mbps", "kbit/s": "kbps", "ms": "median_ms", "% lost": "loss_pct"}
+SPREAD_METRIC = {"mbps": "sd_mbps", "kbps": "sd_kbps", "median_ms": "sd_ms"}
 
 
 def metric_unit(name: str) -> str:
-    """A metric's unit from its name: *mbps Mbit/s, *_pct %, *_ms ms, anything else a count."""
+    """A metric's unit from its name: *mbps Mbit/s, *kbps kbit/s, *bytes_per_s B/s, *_pct %,
+    *_ms ms, anything else a count."""
     if name.endswith("mbps"):
         return "Mbit/s"
+    if name.endswith("kbps"):
+        return "kbit/s"
+    if name.endswith("bytes_per_s"):
+        return "B/s"
     if name.endswith("_pct"):
         return "%"
     if name.endswith("_ms"):
@@ -92,7 +100,8 @@ def metric_unit(name: str) -> str:
 
 def metric_better(name: str) -> str:
     """Which way a metric improves: throughput, efficiency and free memory up, everything else down."""
-    return "higher" if name.endswith("mbps") or name in ("efficiency_pct", "pool_free", "heap_free") else "lower"
+    rate = name.endswith(("mbps", "kbps", "bytes_per_s"))
+    return "higher" if rate or name in ("efficiency_pct", "pool_free", "heap_free") else "lower"
 
 
 def make_record(
@@ -188,8 +197,8 @@ class Recorder:
         # the spread is in the summary; each repetition under one key gives the page its count,
         # minimum and maximum
         samples = [(k, v) for k, v in rec.metrics().items() if not k.startswith("sd_")]
-        if rec.unit == "Mbit/s" and len(rec.values) > 1:
-            samples += [("runs_mbps", v) for v in rec.values]
+        if rec.unit in ("Mbit/s", "kbit/s") and len(rec.values) > 1:
+            samples += [(f"runs_{PRIMARY_METRIC[rec.unit]}", v) for v in rec.values]
         metrics = [
             {
                 "id": mid,
@@ -210,12 +219,14 @@ class Recorder:
 
 def summary_table(rows: list[CaseRecord]) -> list[str]:
     """The table printed at the end of a run, one block per unit: throughput rows in Mbit/s with
-    theory, efficiency and loss; latency rows in ms with p99 and loss; stream rows with their
-    loss, late and out-of-order packets."""
+    theory, efficiency and loss; a console's throughput in kbit/s with its bytes per second,
+    nominal rate, efficiency and damaged bytes; latency rows in ms with p99 and loss; stream rows
+    with their loss, late and out-of-order packets."""
     if not rows:
         return []
     out: list[str] = []
-    for unit, fmt in (("Mbit/s", _throughput_rows), ("ms", _latency_rows), ("% lost", _stream_rows)):
+    blocks = (("Mbit/s", _throughput_rows), ("kbit/s", _console_rows), ("ms", _latency_rows), ("% lost", _stream_rows))
+    for unit, fmt in blocks:
         block = [r for r in rows if r.unit == unit]
         if block:
             out += [*fmt(block), ""]
@@ -242,6 +253,24 @@ def _throughput_rows(rows: list[CaseRecord]) -> list[str]:
         out.append(
             f"{r.scenario + '/' + r.case:40s} {r.median:9.2f} {r.minimum:9.2f} {r.maximum:9.2f} {r.stdev:6.2f} "
             f"{theory} {eff} {loss}  {_verdict(r)}"
+        )
+    return out
+
+
+def _console_rows(rows: list[CaseRecord]) -> list[str]:
+    head = (
+        f"{'console throughput (kbit/s)':40s} {'median':>9s} {'min':>9s} {'max':>9s} {'B/s':>9s} {'nominal':>8s} "
+        f"{'eff %':>6s} {'bad B':>6s} {'miss B':>7s}  verdict"
+    )
+    out = [head, "-" * len(head)]
+    for r in rows:
+        m = r.measured
+        nominal = f"{r.theory:8.1f}" if r.theory else f"{'none':>8s}"
+        eff = f"{r.efficiency_pct:6.1f}" if r.efficiency_pct is not None else f"{'-':>6s}"
+        out.append(
+            f"{r.scenario + '/' + r.case:40s} {r.median:9.1f} {r.minimum:9.1f} {r.maximum:9.1f} "
+            f"{m.get('bytes_per_s', 0.0):9.0f} {nominal} {eff} {int(m.get('corrupted', 0)):6d} "
+            f"{int(m.get('missing', 0)):7d}  {_verdict(r)}"
         )
     return out
 

@@ -50,6 +50,9 @@ class BenchFacts:
     mss_builds: tuple[tuple[str, int], ...] = ()  # (build configuration, TCP_MSS)
     # every build configuration the DUT's kind can flash, with its build system's stack settings
     builds: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    # the baud rate of the DUT's console: a board's serial port; None: a pseudo-terminal of the bench
+    # (the virtual DUT's, QEMU's UART), which has no line rate, or no console
+    console_baud: int | None = None
 
 
 @dataclass(frozen=True)

@@ -70,8 +70,25 @@ struct netif *fw_app_netif(void);
 /** Starts the application once lwIP and the netif are up; prints the boot banner. */
 void fw_app_init(struct netif *netif);
 
-/** Feeds console bytes. */
+/** Feeds console bytes: to the command line, or to the module that took the console's input. */
 void fw_app_console_input(const char *data, size_t len);
+
+/**
+ * A module's handler of the console's raw bytes while it owns them: returns how many of `len`
+ * bytes it took (at least one unless it released the console; what it did not take goes to the
+ * command line again, e.g. the bytes after the end of a transfer).
+ */
+typedef size_t (*fw_console_owner_fn)(const char *data, size_t len);
+
+/**
+ * Called by a running command: every console byte after its line goes to `owner` until
+ * fw_app_console_release (an LF completing the line's CR LF is dropped first). False when another
+ * module owns the console already.
+ */
+bool fw_app_console_take(fw_console_owner_fn owner);
+
+/** Gives the console's bytes back to the command line. */
+void fw_app_console_release(void);
 
 /** Runs due work (traffic pacing, timeouts, interval reports). */
 void fw_app_poll(void);

@@ -62,6 +62,7 @@
 #define FW_OUT_LINE_MAX 512     /* longest single formatted output chunk */
 #define FW_APP_MAX_COMMANDS 16  /* console commands: the common modules' plus a port's own */
 #define FW_APP_MAX_PORT_POLLS 4 /* a port's modules with periodic work (e.g. the link delay line) */
+#define FW_OUT_HOLD_BYTES 1024  /* output held back while a transfer owns the console (fw_out_hold) */
 
 /* ---- Tests at once -------------------------------------------------------------------------- */
 #define FW_TEST_SLOTS 2 /* an iperf server and client together (both directions); any other test alone */
@@ -107,6 +108,15 @@
 #define FW_PING_MAX_SIZE 1472
 #define FW_PING_MAX_COUNT 1000000
 #define FW_PING_SLOTS 64 /* send times kept for replies in flight */
+
+/* ---- serial transfer (the console's own throughput, serial_xfer.h) -------------------------
+ * a file of pseudo-random bytes moved through the console in acknowledged blocks; the DUT checks
+ * or generates each byte as it goes, so the file is never stored: one block's buffer. */
+#define FW_SERIAL_MAX_BLOCK 1024           /* bytes of one block (the thesis: 8 ... 256) */
+#define FW_SERIAL_MAX_BYTES 16777216u      /* a file of at most 16 MiB (ezTCP's largest test file) */
+#define FW_SERIAL_DEFAULT_TIMEOUT_MS 2000  /* no byte for this long ends a transfer (status=timeout) */
+#define FW_SERIAL_MAX_TIMEOUT_MS 60000
+#define FW_SERIAL_BAUD_CONFIRM_MS 3000     /* a new baud rate not confirmed this long is undone */
 
 /* ---- stream (bursty multi-stream UDP) ------------------------------------------------------- */
 #define FW_STREAM_MAX 8           /* streams configured at once (both directions) */

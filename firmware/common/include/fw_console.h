@@ -45,8 +45,19 @@ void fw_console_prompt(void);
  * printed with fw_console_prompt when it ends. */
 void fw_console_hold_prompt(void);
 
-/** Feeds received bytes; complete lines are dispatched before this returns. */
-void fw_console_feed(const char *data, size_t len);
+/**
+ * Feeds received bytes; complete lines are dispatched before this returns. Returns how many bytes
+ * it took: all of them, unless a command took the console's input for itself while it ran
+ * (fw_console_stop_after_line): then those up to and including the end of that command's line.
+ */
+size_t fw_console_feed(const char *data, size_t len);
+
+/**
+ * Called by a running command that takes the console's input for itself (a transfer): the feed
+ * stops after the command's line, so the bytes after it are not parsed as lines. Returns true when
+ * the line ended with CR (its CR LF's LF may follow: the caller drops it as the console would).
+ */
+bool fw_console_stop_after_line(void);
 
 /** The installed command table (for help). */
 const struct fw_cmd *fw_console_commands(size_t *count);

@@ -228,6 +228,8 @@ void fw_app_init(struct netif *netif)
 {
     app_netif = netif;
     fw_test_slots_reset();
+    fw_app_console_release();
+    fw_out_release(); /* a restart in the middle of a transfer: nothing stays held */
     if (personality != NULL) {
         personality_init();
         return;
@@ -245,9 +247,50 @@ void fw_app_init(struct netif *netif)
     fw_printf("\r\n");
 }
 
+/* the module that took the console's bytes (a transfer), NULL: the command line has them */
+static fw_console_owner_fn console_owner;
+static bool owner_skip_lf; /* the owner's line ended with CR: an LF right after it is the line's */
+
+bool fw_app_console_take(fw_console_owner_fn owner)
+{
+    if (owner == NULL || console_owner != NULL) {
+        return false;
+    }
+    console_owner = owner;
+    owner_skip_lf = fw_console_stop_after_line();
+    return true;
+}
+
+void fw_app_console_release(void)
+{
+    console_owner = NULL;
+    owner_skip_lf = false;
+}
+
 void fw_app_console_input(const char *data, size_t len)
 {
-    fw_console_feed(data, len);
+    while (len > 0) {
+        size_t n;
+        if (console_owner != NULL) {
+            if (owner_skip_lf) {
+                owner_skip_lf = false;
+                if (data[0] == '\n') {
+                    data++;
+                    len--;
+                    continue;
+                }
+            }
+            fw_console_owner_fn owner = console_owner;
+            n = owner(data, len);
+            if (n == 0 && console_owner == owner) {
+                return; /* an owner that takes nothing and keeps the console: the rest is lost */
+            }
+        } else {
+            n = fw_console_feed(data, len);
+        }
+        data += n < len ? n : len;
+        len -= n < len ? n : len;
+    }
 }
 
 /* Every module with periodic work: the common (or the personality's) ones in order, then the ports'. */

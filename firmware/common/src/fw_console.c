@@ -15,6 +15,7 @@ static struct {
     enum line_fault fault;
     unsigned char bad_char;
     bool last_was_cr;
+    bool stop; /* the running command took the input: the feed ends after its line */
 } con;
 
 static const struct fw_console_style *style;
@@ -139,7 +140,13 @@ static void end_line(void)
     prompt_held = false;
 }
 
-void fw_console_feed(const char *data, size_t len)
+bool fw_console_stop_after_line(void)
+{
+    con.stop = true;
+    return con.last_was_cr;
+}
+
+size_t fw_console_feed(const char *data, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)data[i];
@@ -150,6 +157,11 @@ void fw_console_feed(const char *data, size_t len)
         }
         if (c == '\r' || c == '\n') {
             end_line();
+            if (con.stop) { /* the bytes after this line are the command's, not lines */
+                con.stop = false;
+                con.last_was_cr = false;
+                return i + 1;
+            }
         } else if (c == '\b' || c == 0x7f) {
             if (con.len > 0 && con.fault == LINE_OK) {
                 con.len--;
@@ -165,4 +177,5 @@ void fw_console_feed(const char *data, size_t len)
             con.fault = LINE_TOO_LONG;
         }
     }
+    return len;
 }

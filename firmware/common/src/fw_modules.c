@@ -4,12 +4,14 @@
 #include "fw_device_cmds.h"
 #include "iperf.h"
 #include "ping.h"
+#include "serial_xfer.h"
 #include "stream.h"
 
 const struct fw_module *const fw_common_modules[] = {
     &iperf_module,
     &ping_module,
     &stream_module,
+    &serial_xfer_module,
     &fw_device_module,
 };
 

@@ -11,22 +11,83 @@
 
 static char out_buf[FW_OUT_LINE_MAX];
 
-static void out_vprintf(const char *fmt, va_list ap)
+/* output held while a command owns the console's bytes (fw_out_hold) */
+static struct {
+    bool on;
+    char text[FW_OUT_HOLD_BYTES];
+    uint32_t len;
+    uint32_t lost;
+} held;
+
+static void out_vprintf(const char *fmt, va_list ap, bool direct)
 {
     int n = vsnprintf(out_buf, sizeof out_buf, fmt, ap);
     if (n < 0) {
         return;
     }
     size_t len = (size_t)n < sizeof out_buf ? (size_t)n : sizeof out_buf - 1;
-    fw_platform_console_write(out_buf, len);
+    if (!held.on || direct) {
+        fw_platform_console_write(out_buf, len);
+        return;
+    }
+    size_t room = sizeof held.text - held.len;
+    size_t keep = len < room ? len : room;
+    memcpy(held.text + held.len, out_buf, keep);
+    held.len += (uint32_t)keep;
+    held.lost += (uint32_t)(len - keep);
 }
 
 void fw_printf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    out_vprintf(fmt, ap);
+    out_vprintf(fmt, ap, false);
     va_end(ap);
+}
+
+void fw_out_direct(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    out_vprintf(fmt, ap, true);
+    va_end(ap);
+}
+
+void fw_out_raw(const void *data, size_t len)
+{
+    fw_platform_console_write((const char *)data, len);
+}
+
+void fw_out_hold(void)
+{
+    held.on = true;
+    held.len = 0;
+    held.lost = 0;
+}
+
+bool fw_out_held(void)
+{
+    return held.on;
+}
+
+uint32_t fw_out_held_bytes(void)
+{
+    return held.len;
+}
+
+uint32_t fw_out_held_lost(void)
+{
+    return held.lost;
+}
+
+void fw_out_release(void)
+{
+    held.on = false;
+    if (held.len > 0) {
+        fw_platform_console_write(held.text, held.len);
+    }
+    held.len = 0;
+    held.lost = 0;
 }
 
 void fw_err(const char *cmd, const char *fmt, ...)

@@ -22,6 +22,8 @@ FEATURES: dict[str, str] = {
     "builds": "build configurations with other TCP_WND / TCP_MSS values to flash",
     "nodelay": "a TCP client with Nagle's algorithm off (iperf -N, TCP_NODELAY)",
     "tcp_counters": "its own count of the TCP segments it sends and receives (hil-fw `stats`)",
+    "serial_transfer": "file transfer through its console, raw bytes in acknowledged blocks (the project "
+    "firmware's `serial` command)",
 }
 
 

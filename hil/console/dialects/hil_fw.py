@@ -76,10 +76,10 @@ class HilFwDriver:
         return "\n".join(f"{k} = {v}" for k, v in final.fields.items())
 
     def counters(self, mark: bool = False) -> dict[str, int] | None:
-        reply = self.console.command("stats mark", 10) if mark else None
-        if reply is None or not reply.final.ok:  # an image older than `stats mark`: its marks run since boot
-            reply = self.console.run_ok("stats", 10)
-        fields = reply.final.fields
+        final = self.console.command("stats mark", 10).final if mark else None
+        if final is None or not final.ok:  # an image older than `stats mark`: its marks run since boot
+            final = self.console.run_ok("stats", 10)
+        fields = final.fields
         return {k: int(v) for k, v in fields.items() if str(v).isdigit()}
 
     def facts(self) -> dict[str, object]:
