@@ -56,6 +56,28 @@
 #define FW_ARP_QUEUE_LEN 32 /* packets held per unresolved address: a first burst outlives ARP */
 #define FW_TCP_TRACK_FLOWS 8 /* connections whose highest sent sequence number is kept (fw_tcp_track.c) */
 
+/* ---- IPv4 reassembly (lwIP's ip4_frag.c; fragments are received, never sent: IP_FRAG stays 0) -------
+ * Fragments wait in the receive pool's own pbufs, so reassembly takes no memory of its own but a
+ * few ip_reassdata records; what it may hold is bounded so that a fragment flood (datagrams that
+ * never complete) cannot take the pool from ordinary traffic:
+ *   FW_IP_REASS_MAX_PBUFS  pbufs held by all incomplete datagrams together: a quarter of the receive
+ *                          pool, at most 16 (a datagram of up to 16 full fragments, ~23 KB), at least 1
+ *                          (the pool study builds' 2-4 pbufs: 1, which completes no datagram of two
+ *                          or more fragments: such a build drops them, counted in `stats` ipfrag_*);
+ *                          always below PBUF_POOL_SIZE, so the stack keeps receiving while it is full
+ *                          (with IP_REASS_FREE_OLDEST, lwIP's default, a new datagram evicts the oldest)
+ *   FW_IP_REASS_SLOTS      datagrams reassembled at once (MEMP_NUM_REASSDATA): one per two of those
+ *                          pbufs, at most 4, at least 1; never above FW_IP_REASS_MAX_PBUFS (lwIP's
+ *                          init.c refuses more: each datagram holds two pbufs at least)
+ *   FW_IP_REASS_MAXAGE_S   an incomplete datagram is freed, its pbufs back in the pool, this many
+ *                          seconds after its first fragment (IP_REASS_MAXAGE, ticks of lwIP's 1-s
+ *                          reassembly timer: freed on the tick after it counts down, i.e. 3-4 s;
+ *                          lwIP's own default 15) */
+#define FW_IP_REASS_QUARTER (FW_PBUF_POOL_SIZE / 4)
+#define FW_IP_REASS_MAX_PBUFS (FW_IP_REASS_QUARTER > 16 ? 16 : (FW_IP_REASS_QUARTER < 1 ? 1 : FW_IP_REASS_QUARTER))
+#define FW_IP_REASS_SLOTS (FW_IP_REASS_MAX_PBUFS / 2 > 4 ? 4 : (FW_IP_REASS_MAX_PBUFS / 2 < 1 ? 1 : FW_IP_REASS_MAX_PBUFS / 2))
+#define FW_IP_REASS_MAXAGE_S 3
+
 /* ---- Console ------------------------------------------------------------------------------ */
 #define FW_CONSOLE_LINE_MAX 256 /* bytes of one command line, terminator excluded */
 #define FW_CONSOLE_MAX_ARGS 24  /* tokens of one command line, command name included */

@@ -59,6 +59,9 @@ void fw_stats_print(void)
     const struct proto_entry protos[] = {
         {"link", &lwip_stats.link}, {"etharp", &lwip_stats.etharp}, {"ip", &lwip_stats.ip},
         {"icmp", &lwip_stats.icmp}, {"udp", &lwip_stats.udp},       {"tcp", &lwip_stats.tcp},
+#if IPFRAG_STATS
+        {"ipfrag", &lwip_stats.ip_frag}, /* IPv4 reassembly: fragments received, dropped (last: the older keys first) */
+#endif
     };
     const size_t nprotos = sizeof protos / sizeof protos[0];
     for (size_t i = 0; i < nprotos; i++) {
@@ -101,8 +104,9 @@ void fw_stats_print(void)
 #if MEMP_STATS
     for (int i = 0; i < MEMP_MAX; i++) {
         const struct stats_mem *m = lwip_stats.memp[i];
-        fw_printf(" pool_%s_avail=%lu pool_%s_max=%lu pool_%s_err=%lu", pool_names[i], (unsigned long)m->avail,
-                  pool_names[i], (unsigned long)m->max, pool_names[i], (unsigned long)m->err);
+        fw_printf(" pool_%s_avail=%lu pool_%s_used=%lu pool_%s_max=%lu pool_%s_err=%lu", pool_names[i],
+                  (unsigned long)m->avail, pool_names[i], (unsigned long)m->used, pool_names[i],
+                  (unsigned long)m->max, pool_names[i], (unsigned long)m->err);
     }
 #endif
     if (busy != FW_PLATFORM_BUSY_UNKNOWN) {
@@ -145,6 +149,9 @@ void fw_stats_reset(void)
     memset(&lwip_stats.icmp, 0, sizeof lwip_stats.icmp);
     memset(&lwip_stats.udp, 0, sizeof lwip_stats.udp);
     memset(&lwip_stats.tcp, 0, sizeof lwip_stats.tcp);
+#if IPFRAG_STATS
+    memset(&lwip_stats.ip_frag, 0, sizeof lwip_stats.ip_frag);
+#endif
 #if MEM_STATS
     lwip_stats.mem.max = lwip_stats.mem.used;
     lwip_stats.mem.err = 0;

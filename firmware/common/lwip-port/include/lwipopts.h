@@ -29,7 +29,11 @@
 #define ARP_QUEUEING 1
 #define ARP_TABLE_SIZE FW_ARP_TABLE_SIZE
 #define ARP_QUEUE_LEN FW_ARP_QUEUE_LEN
-#define IP_REASSEMBLY 0
+/* Fragments received are reassembled (bounded: fw_config.h); none are sent: a datagram larger than
+ * the MTU is refused by ip4_output (iperf and ping keep their datagrams within one frame) */
+#define IP_REASSEMBLY 1
+#define IP_REASS_MAX_PBUFS FW_IP_REASS_MAX_PBUFS
+#define IP_REASS_MAXAGE FW_IP_REASS_MAXAGE_S
 #define IP_FRAG 0
 #define LWIP_ICMP 1
 #define LWIP_RAW 1
@@ -51,7 +55,7 @@
 #define MEMP_NUM_TCP_PCB FW_MEMP_NUM_TCP_PCB
 #define MEMP_NUM_TCP_PCB_LISTEN FW_MEMP_NUM_TCP_PCB_LISTEN
 #define MEMP_NUM_TCP_SEG FW_MEMP_NUM_TCP_SEG
-#define MEMP_NUM_REASSDATA 0
+#define MEMP_NUM_REASSDATA FW_IP_REASS_SLOTS
 #define MEMP_NUM_FRAG_PBUF 0
 #define MEMP_NUM_ARP_QUEUE (2 * FW_ARP_QUEUE_LEN)
 #define PBUF_POOL_SIZE FW_PBUF_POOL_SIZE
@@ -101,7 +105,7 @@
 #define MEM_STATS 1
 #define MEMP_STATS 1
 #define SYS_STATS 0
-#define IPFRAG_STATS 0
+#define IPFRAG_STATS 1 /* fragments received, dropped (lenerr, memerr, proterr): `stats` ipfrag */
 
 /* Hooks: each received TCP segment's place in its connection's sequence space (fw_tcp_track.h) */
 #define LWIP_HOOK_FILENAME "fw_lwip_hooks.h"
