@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from hil.dut.presets import ladders
+from hil.dut.presets import builds, ladders
 from hil.errors import BenchError
+from hil.scenarios.families.stack_study import STUDIES
 
 pytestmark = pytest.mark.selftest
 
@@ -25,3 +26,11 @@ def test_a_prefix_without_a_default_build_is_one_error(tmp_path) -> None:
     presets.write_text(json.dumps({"configurePresets": [{"name": "x-other", "cacheVariables": {}}]}))
     with pytest.raises(BenchError, match="no firmware preset x-default"):
         ladders("x-", presets)
+
+
+def test_the_planted_build_is_in_no_study_or_ladder() -> None:
+    """host-planted (the robustness scenarios' self-test) is a build the kind lists, never a step."""
+    settings = {config: dict(values) for config, values in builds("host-")}
+    assert settings["planted"]["FW_PLANTED_DEFECT"] == "ON"
+    assert all("planted" not in study.steps(settings) for study in STUDIES)
+    assert all(config != "planted" for ladder in ladders("host-") for config, _ in ladder)

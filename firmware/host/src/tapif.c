@@ -16,6 +16,9 @@
 #include "lwip/pbuf.h"
 #include "lwip/stats.h"
 #include "netif/ethernet.h"
+#ifdef FW_PLANTED_DEFECT
+#include "planted_defect.h"
+#endif
 
 #define FRAME_MAX 1518
 
@@ -85,6 +88,9 @@ int tapif_poll(struct netif *netif, int max_frames)
         }
         count++;
         t->rx++;
+#ifdef FW_PLANTED_DEFECT /* the host-planted build only: a defect reachable from the wire (planted_defect.h) */
+        (void)fw_planted_defect_inspect(frame, (size_t)n);
+#endif
         if (!netif_is_link_up(netif)) { /* e.g. a Wi-Fi station that has not associated: hears nothing */
             t->rx_drop++;
             LINK_STATS_INC(link.drop);

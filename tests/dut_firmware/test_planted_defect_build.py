@@ -1,0 +1,40 @@
+"""The planted defect (firmware/host/src/planted_defect.c) is in the host-planted build only: the
+robustness scenarios' self-test needs one build with a defect reachable from the wire, and no
+other build may carry it. Reads the symbols of the executables tools/build-host.sh produced."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from hil.paths import host_firmware
+
+pytestmark = pytest.mark.selftest
+
+SYMBOL = "fw_planted_defect_inspect"
+CLEAN = ("default", "asan", "bridge")
+
+
+def defined_symbols(config: str) -> set[str]:
+    exe = host_firmware(config)
+    if not exe.is_file():
+        pytest.fail(f"{exe} not built (firmware/tools/build-host.sh host-{config})")
+    out = subprocess.run(["nm", "--defined-only", str(exe)], capture_output=True, text=True, check=True).stdout
+    return {parts[-1] for line in out.splitlines() if len(parts := line.split()) >= 3}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _nm() -> None:
+    if shutil.which("nm") is None:
+        pytest.skip("nm (binutils) is not installed")
+
+
+def test_the_planted_build_has_the_defect() -> None:
+    assert SYMBOL in defined_symbols("planted")
+
+
+@pytest.mark.parametrize("config", CLEAN)
+def test_no_other_build_has_it(config: str) -> None:
+    assert SYMBOL not in defined_symbols(config), f"host-{config} carries the planted defect"
