@@ -17,8 +17,11 @@
 static struct {
     struct netif bridge;
     struct netif ports[FW_BRIDGE_PORTS];
+    netif_input_fn forward[FW_BRIDGE_PORTS]; /* each port's input as bridgeif_add_port set it (bridgeif's) */
     struct tapif *taps;
     size_t count;
+    uint32_t reserved_drop; /* frames to an 802.1D reserved group address, dropped (bridge_reserved_drop) */
+    uint32_t runt_drop;     /* frames shorter than an Ethernet header, dropped (bridge_runt_drop) */
 } br;
 
 static void report_identity(void)
@@ -28,9 +31,10 @@ static void report_identity(void)
 
 static void report_stats_text(void)
 {
-    fw_printf("bridge ports=%u fdb=%u fdb_size=%u fdb_learned=%lu fdb_age_s=%u\r\n", (unsigned)br.count,
-              fw_bridge_fdb_count(), (unsigned)FW_BRIDGE_FDB_SIZE, (unsigned long)fw_bridge_fdb_learned(),
-              (unsigned)FW_BRIDGE_FDB_AGE_S);
+    fw_printf("bridge ports=%u fdb=%u fdb_size=%u fdb_learned=%lu fdb_age_s=%u reserved_drop=%lu runt_drop=%lu\r\n",
+              (unsigned)br.count, fw_bridge_fdb_count(), (unsigned)FW_BRIDGE_FDB_SIZE,
+              (unsigned long)fw_bridge_fdb_learned(), (unsigned)FW_BRIDGE_FDB_AGE_S, (unsigned long)br.reserved_drop,
+              (unsigned long)br.runt_drop);
     for (size_t i = 0; i < br.count; i++) {
         const struct tapif *t = &br.taps[i];
         fw_printf("port%u  %-8s rx=%lu tx=%lu drop=%lu rx_drop=%lu tx_drop=%lu\r\n", (unsigned)i, t->ifname,
@@ -41,8 +45,10 @@ static void report_stats_text(void)
 
 static void report_stats_fields(void)
 {
-    fw_printf(" bridge_ports=%u bridge_fdb=%u bridge_fdb_size=%u bridge_fdb_learned=%lu", (unsigned)br.count,
-              fw_bridge_fdb_count(), (unsigned)FW_BRIDGE_FDB_SIZE, (unsigned long)fw_bridge_fdb_learned());
+    fw_printf(" bridge_ports=%u bridge_fdb=%u bridge_fdb_size=%u bridge_fdb_learned=%lu bridge_reserved_drop=%lu"
+              " bridge_runt_drop=%lu",
+              (unsigned)br.count, fw_bridge_fdb_count(), (unsigned)FW_BRIDGE_FDB_SIZE,
+              (unsigned long)fw_bridge_fdb_learned(), (unsigned long)br.reserved_drop, (unsigned long)br.runt_drop);
     for (size_t i = 0; i < br.count; i++) {
         const struct tapif *t = &br.taps[i];
         fw_printf(" port%u_rx=%lu port%u_tx=%lu port%u_drop=%lu", (unsigned)i, (unsigned long)t->rx, (unsigned)i,
@@ -56,6 +62,35 @@ static void report_stats_reset(void)
         tapif_reset_counters(&br.taps[i]);
     }
     fw_bridge_fdb_reset_counters();
+    br.reserved_drop = 0;
+    br.runt_drop = 0;
+}
+
+/*
+ * A port's input in front of bridgeif's. IEEE 802.1D (7.12.6) reserves the group addresses
+ * 01-80-C2-00-00-00 ... 0F for the link's own protocols (STP BPDUs, pause frames, LACP, 802.1X,
+ * LLDP): a bridge never forwards them. lwIP's bridgeif floods every group address that no static
+ * FDB entry names (bridgeif.c, bridgeif_find_dst_ports: `if (dst_addr->addr[0] & 1) ... return
+ * BR_FLOOD;`), so they are dropped here, counted, before it sees them; the bridge runs none of those
+ * protocols itself, so they are not for the management netif either. A frame shorter than an
+ * Ethernet header is dropped too: bridgeif_input reads both addresses without a length check.
+ */
+static err_t port_input(struct pbuf *p, struct netif *netif)
+{
+    const u8_t i = (u8_t)(netif - br.ports);
+    if (p->len < SIZEOF_ETH_HDR) {
+        br.runt_drop++;
+        pbuf_free(p);
+        return ERR_OK;
+    }
+    const uint8_t *dst = (const uint8_t *)p->payload;
+    if (dst[0] == 0x01 && dst[1] == 0x80 && dst[2] == 0xc2 && dst[3] == 0x00 && dst[4] == 0x00 &&
+        (dst[5] & 0xf0u) == 0x00) {
+        br.reserved_drop++;
+        pbuf_free(p);
+        return ERR_OK;
+    }
+    return br.forward[i](p, netif);
 }
 
 /*
@@ -102,6 +137,8 @@ struct netif *host_bridge_add(struct tapif *taps, size_t count, const uint8_t ma
             fprintf(stderr, "hil-fw-host: cannot add %s as a bridge port\n", taps[i].ifname);
             return NULL;
         }
+        br.forward[i] = br.ports[i].input; /* bridgeif's, behind the reserved-address filter */
+        br.ports[i].input = port_input;
         netif_set_up(&br.ports[i]);
     }
     netif_set_default(&br.bridge);

@@ -2,7 +2,8 @@
  * host_bridge.h - the bridge variant of the host port (preset host-bridge): lwIP's bridgeif
  * forwarding frames between FW_BRIDGE_PORTS taps, the management address on the bridge netif
  * (console ping and iperf reach the bridge itself, a managed bridge), and the bridge's part of
- * the identity (role=bridge) and of `stats` (FDB size, per-port frame counters).
+ * the identity (role=bridge) and of `stats` (FDB size, per-port frame counters, frames to 802.1D
+ * reserved group addresses and runts, dropped rather than forwarded).
  */
 #ifndef HOST_BRIDGE_H
 #define HOST_BRIDGE_H
