@@ -225,6 +225,7 @@ class HilContext:
     # a miss on a DUT running on the bench PC is measured once more (hil.scenarios.sweep.confirm_miss)
     confirm_misses: bool = False
     wire: WireWatch | None = None  # the case's captures and counters (hil.wire), None: not watched
+    bench_file: str = ""  # the bench file of the run, as given (for commands a message suggests)
 
     @property
     def in_path(self) -> bool:

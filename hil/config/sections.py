@@ -53,6 +53,9 @@ class NetworkConfig(Strict):
     dut_ip: IPv4 = "10.77.0.2"
     prefix_len: Annotated[int, Field(ge=8, le=30)] = 24
     dut_mac: str = "02:00:00:00:00:02"
+    # the DUT's network carries nothing but the bench (a direct cable, a switch of its own): the
+    # robustness family may send hostile frames on it (a virtual bench's namespaces are isolated anyway)
+    isolated: bool = False
 
     @field_validator("dut_mac")
     @classmethod

@@ -42,6 +42,7 @@ from hil.plumbing.netns import (
     NETNS_PREFIX,
     TbfShaping,
     _run,
+    bridge_netfilter_off,
     cleanup_stale,
     delete_namespace,
     list_namespaces,
@@ -169,6 +170,7 @@ class InPathTopology:
             ["ip", "netns", "add", pc],
             ["ip", "netns", "add", dut],
             ["ip", "netns", "add", peer],
+            bridge_netfilter_off(dut),  # the kernel bridges pass every frame as it is
             # the DUT namespace's plumbing stays silent on the wire (no IPv6 link-local chatter)
             ["ip", "netns", "exec", dut, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"],
             ["ip", "netns", "exec", dut, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"],
@@ -200,6 +202,11 @@ class InPathTopology:
                         "0",
                         "mcast_snooping",
                         "0",
+                        # the plumbing passes IEEE 802.1D's reserved group addresses on to the program
+                        # (01:80:C2:00:00:00 with STP off; 03..0F by this mask; the kernel never passes
+                        # 01 and 02), so whether they cross is the program's decision, not the bench's
+                        "group_fwd_mask",
+                        "0xfff8",
                     ],
                     ["ip", "-n", dut, "tuntap", "add", "dev", tap, "mode", "tap"],
                     ["ip", "-n", dut, "link", "set", tap, "master", bridge],

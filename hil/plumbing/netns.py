@@ -34,6 +34,15 @@ GSO_MAX_SEGS_DEFAULT = 65535
 _NAME_RE = re.compile(rf"^{NETNS_PREFIX}(\d+)-(\d+)-(pc|dut|peer)$")
 
 
+def bridge_netfilter_off(ns: str) -> list[str]:
+    """The command that keeps a namespace's bridges plain layer-2 bridges: with the host's
+    br_netfilter module loaded (Docker loads it), bridged IPv4 goes through iptables' hooks, which
+    drop malformed headers (bad version, IHL, length, checksum) and reassemble fragments before the
+    DUT's tap sees them. Per namespace; without the module there is nothing to switch off (-e)."""
+    keys = ("iptables", "ip6tables", "arptables")
+    return ["ip", "netns", "exec", ns, "sysctl", "-qew", *(f"net.bridge.bridge-nf-call-{k}=0" for k in keys)]
+
+
 @dataclass(frozen=True)
 class TbfShaping:
     """Token-bucket shaping applied to both veth ends."""
@@ -174,6 +183,7 @@ class VirtualTopology:
         steps = [
             ["ip", "netns", "add", pc],
             ["ip", "netns", "add", dut],
+            bridge_netfilter_off(dut),
             ["ip", "link", "add", PC_IF, "netns", pc, "type", "veth", "peer", "name", DUT_IF, "netns", dut],
             ["ip", "-n", pc, "link", "set", "lo", "up"],
             ["ip", "-n", dut, "link", "set", "lo", "up"],

@@ -53,6 +53,8 @@ class BenchFacts:
     # the baud rate of the DUT's console: a board's serial port; None: a pseudo-terminal of the bench
     # (the virtual DUT's, QEMU's UART), which has no line rate, or no console
     console_baud: int | None = None
+    # the bench file declares the DUT's network isolated (network.isolated): hostile frames may be sent on it
+    isolated: bool = False
 
 
 @dataclass(frozen=True)

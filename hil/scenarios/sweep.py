@@ -45,6 +45,8 @@ class Point:
     theory_mbps: float | None  # None on an unshaped link: no line rate to compare with
     x: float = 0.0  # the swept value, for charts
     extra: dict[str, object] = field(default_factory=dict)  # recorded with the point (e.g. how it was set up)
+    # metrics the scenario measured around the traffic (e.g. a robustness class's), recorded with it
+    measured: dict[str, float] = field(default_factory=dict)
 
 
 def attach_text(name: str, text: str) -> None:
@@ -93,6 +95,7 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
         rec.extra["observed_mss"] = max(observed) if observed else None
     rec.extra["x"] = point.x
     rec.extra.update(point.extra)
+    rec.measured.update(point.measured)
     if seen is not None:
         add_wire(hil, rec, seen, point.spec, sum(r.lost or 0 for r in runs), max(observed) if observed else None)
         add_dut_side(hil, rec, seen, point.spec, len(runs))

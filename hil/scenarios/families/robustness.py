@@ -1,0 +1,666 @@
+"""Robustness: hostile and malformed traffic at the DUT, one class of frames per case
+(hil.robustness.classes: IPv4 header faults, fragments, TCP, UDP, ICMP, ARP, Ethernet, scapy's
+fuzz()), then proof that the DUT still works.
+
+Each case (`robustness/<class>`):
+1. writes the class's frames to a PCAP (the results folder's `robustness/<class>.pcap`) and sends
+   them from the PC's interface at the profile's rate (hil.robustness.send), with the counters of
+   every hop and the DUT's own read before and after;
+2. the DUT must still be running: a DUT that died (the host firmware's ASan/UBSan build aborts on
+   any memory error) fails the case as a DUT fault naming the sanitizer's report, with the frames
+   attached and the command that replays them (`./suite replay`);
+3. it must answer ping again (the PC first forgets the target's link address, so its next ARP
+   request repairs an entry the class poisoned: a DUT that ignores a genuine ARP request fails);
+4. its pools and heap must be back at their idle level within a few seconds (the reassembly of
+   fragments that never complete is freed after IP_REASS_MAXAGE), where its console reports them;
+5. a short TCP run must meet the case's limits (by default a quarter of the link's theoretical
+   goodput: a DUT that carries traffic, not a rate);
+6. behind a DUT in the path, the peer must see none of the frames to IEEE 802.1D's reserved group
+   addresses 01:80:C2:00:00:01 ... 0F (a bridge never forwards them; spanning-tree BPDUs, to ...00,
+   a bridge that runs no spanning tree forwards).
+What the DUT dropped (its lwIP counters: link, ARP, IP, ICMP, UDP, TCP), the hops' counters and the
+recovery are recorded with every case; the last class carries the table of all of them.
+
+Where it runs: the virtual bench flashes the host firmware's sanitizer build (`asan`; another with
+--robustness-build, e.g. `planted`, the build with a defect planted for the family's self-test);
+QEMU and boards their own image; a DUT in the path (the firmware bridge, a black box) forwards the
+frames to the peer and must keep forwarding. Hostile frames leave only the namespaces a virtual
+bench made: a real bench's DUT network must be declared isolated (`network.isolated: true`), or
+the family does not run there.
+
+--robustness-classes, --robustness-packets, --robustness-rate and --robustness-build override the
+profile's classes, packet counts (per class), rate and build; --replay FILE replaces the classes by
+one case sending that PCAP's frames.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+import allure
+from scapy.utils import RawPcapReader, RawPcapWriter
+
+from hil.checks import criteria
+from hil.errors import BenchError, DutError
+from hil.paths import PROJECT_ROOT
+from hil.robustness.classes import CLASSES, Ends, Frame, build, is_reserved_group
+from hil.scenarios.contract import BenchFacts, Case, register
+from hil.scenarios.families.sweeps import Axis, axis_points
+from hil.scenarios.metrics import IPERF3, THROUGHPUT, ScenarioShape
+from hil.scenarios.sweep import Point, attach_text, check, measure
+from hil.theory import tcp_goodput_mbps
+from hil.tools.ping import ping_argv
+from hil.traffic.roles import TrafficSpec
+from hil.wire.capture import SNAP_LEN, Capture, CaptureUnavailable
+
+if TYPE_CHECKING:
+    from hil.results.recorder import CaseRecord
+    from hil.session import HilContext
+
+SCENARIO = "robustness"
+SEED = 20261127
+RATES = {"quick": 2000.0, "full": 5000.0}  # frames per second
+SANITIZER_BUILD = "asan"  # the host firmware's ASan/UBSan build (firmware/CMakePresets.json host-asan)
+RECOVERY_TCP_S = 1.0  # the short TCP run after each class
+PING_BACK_S = 10.0  # how long the PC pings for the DUT's first answer after a class
+SETTLE_S = 8.0  # how long the DUT's pools may take to return to their idle level (reassembly: 3 s)
+NOT_ISOLATED = (
+    "the robustness family sends hostile frames: only to a DUT whose network the bench file declares isolated "
+    "(network.isolated: true; the virtual benches' namespaces are by construction)"
+)
+IN_PATH_OWN_BUILD = "a DUT in the path runs its bench file's build (the bridge): it flashes no other"
+METRICS = (
+    THROUGHPUT
+    | IPERF3
+    | {
+        "frames_sent",
+        "frames_refused",
+        "dut_dropped",
+        "ping_recovery_ms",
+        "pools_held",
+        "heap_held_bytes",
+        "settle_ms",
+        "forbidden_forwarded",
+        "frames_at_peer",
+    }
+)
+PROTOCOLS = ("link", "etharp", "ip", "ipfrag", "icmp", "udp", "tcp")  # lwIP's counters in the DUT's `stats`
+DROP_KEYS = re.compile(rf"^({'|'.join(PROTOCOLS)})_(drop|chkerr|memerr|err)$")
+SANITIZER_LINE = re.compile(r"(ERROR: AddressSanitizer|runtime error:|SUMMARY: |LeakSanitizer|#\d+ 0x[0-9a-f]+ in )")
+
+
+def _names(text: str) -> tuple[object, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in CLASSES]
+    if not names or unknown:
+        raise ValueError(f"--robustness-classes takes names of {', '.join(CLASSES)} (got {text!r})")
+    return tuple(dict.fromkeys(names))
+
+
+def _one_int(option: str, lo: int, hi: int) -> Callable[[str], tuple[object, ...]]:
+    def parse(text: str) -> tuple[object, ...]:
+        if not text.isdigit() or not lo <= int(text) <= hi:
+            raise ValueError(f"{option} takes one whole number in {lo}..{hi} (got {text!r})")
+        return (int(text),)
+
+    return parse
+
+
+def _build_name(text: str) -> tuple[object, ...]:
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", text):
+        raise ValueError(f"--robustness-build takes a build configuration name, e.g. asan (got {text!r})")
+    return (text,)
+
+
+def _pcap(text: str) -> tuple[object, ...]:
+    path = Path(text)
+    if not path.is_file():
+        raise ValueError(f"--replay: no file {text}")
+    try:
+        with RawPcapReader(str(path)) as reader:  # type: ignore[no-untyped-call]
+            next(iter(reader), None)
+    except Exception as exc:  # scapy raises its own Scapy_Exception for a file that is not a PCAP
+        raise ValueError(f"--replay: {text} is not a PCAP file ({exc})") from None
+    return (str(path.resolve()),)
+
+
+CLASS_AXIS = Axis(
+    "robustness_classes",
+    {"quick": tuple(CLASSES), "full": tuple(CLASSES)},
+    "--robustness-classes",
+    f"classes of hostile frames, e.g. ipv4,tcp (of {', '.join(CLASSES)})",
+    _names,
+    str,
+    lambda v: 0.0,
+    "class",
+)
+PACKETS_AXIS = Axis(
+    "robustness_packets",
+    {"quick": (), "full": ()},
+    "--robustness-packets",
+    "frames of every robustness class (default: each class's own count for the profile)",
+    _one_int("--robustness-packets", 1, 1_000_000),
+    str,
+    float,
+    "frames",
+)
+RATE_AXIS = Axis(
+    "robustness_rate",
+    {"quick": (RATES["quick"],), "full": (RATES["full"],)},
+    "--robustness-rate",
+    "frames per second of the robustness classes",
+    _one_int("--robustness-rate", 1, 100_000),
+    str,
+    float,
+    "frames/s",
+)
+BUILD_AXIS = Axis(
+    "robustness_build",
+    {"quick": (SANITIZER_BUILD,), "full": (SANITIZER_BUILD,)},
+    "--robustness-build",
+    "the firmware build the robustness family flashes where the DUT's kind has it "
+    "(default asan: the host firmware's ASan/UBSan build)",
+    _build_name,
+    str,
+    lambda v: 0.0,
+    "build",
+)
+REPLAY_AXIS = Axis(
+    "robustness_replay",
+    {"quick": (), "full": ()},
+    "--replay",
+    "a PCAP of frames to send at the DUT instead of the robustness classes (one case, robustness/replay)",
+    _pcap,
+    lambda v: "replay",
+    lambda v: 0.0,
+    "file",
+)
+
+
+@dataclass(frozen=True)
+class RobustnessPoint:
+    name: str  # a class of hil.robustness.classes, or "replay"
+    count: int | None  # frames (None: a replay's file has its own)
+    pps: float
+    build: str | None  # the build configuration flashed first (None: the bench's own)
+    replay: str | None = None  # the PCAP a replay sends
+    last: bool = False  # the last case: it carries the table of every class
+
+
+@register
+class Robustness:
+    name = "robustness (hostile and malformed traffic)"
+    marker = "robustness"
+    marker_doc = (
+        "hostile and malformed frames at the DUT, class by class (IPv4, fragments, TCP, UDP, ICMP, ARP, Ethernet, "
+        "fuzz); after each the DUT must answer, its pools be back at idle and a short TCP run meet its limits"
+    )
+    shapes = (ScenarioShape(SCENARIO, "|".join([*CLASSES, "replay"]), METRICS, "ipv4"),)
+    default_limits: ClassVar = {SCENARIO: {"default": {"max_ping_recovery_ms": 5000, "min_efficiency_pct": 25}}}
+    axes = (CLASS_AXIS, PACKETS_AXIS, RATE_AXIS, BUILD_AXIS, REPLAY_AXIS)
+
+    def cases(self, bench: BenchFacts) -> list[Case]:
+        profile = bench.profile
+        skip = None if bench.local or bench.isolated else NOT_ISOLATED
+        build, why_not_build = _build_for(bench)
+        skip = skip or why_not_build
+        pps = float(axis_points(RATE_AXIS, profile)[0])  # type: ignore[arg-type]
+        own = build is not None
+        if replay := axis_points(REPLAY_AXIS, profile):
+            point = RobustnessPoint("replay", None, pps, build, str(replay[0]), last=True)
+            return [Case(self, f"{SCENARIO}/replay", point, skip=skip, own_builds=own)]
+        names = [str(n) for n in axis_points(CLASS_AXIS, profile)]
+        packets = axis_points(PACKETS_AXIS, profile)
+        out = []
+        for i, name in enumerate(names):
+            count = int(packets[0]) if packets else CLASSES[name].counts[profile.name]  # type: ignore[call-overload]
+            point = RobustnessPoint(name, count, pps, build, last=i == len(names) - 1)
+            out.append(Case(self, f"{SCENARIO}/{name}", point, skip=skip, own_builds=own))
+        return out
+
+    def run(self, hil: HilContext, case: Case) -> None:
+        run_class(hil, case.point)  # type: ignore[arg-type]
+
+
+def _build_for(bench: BenchFacts) -> tuple[str | None, str | None]:
+    """The build the family flashes (None: the bench's own) and why it cannot run when a build
+    named on the command line is not the DUT's kind's."""
+    wanted = str(axis_points(BUILD_AXIS, bench.profile)[0])
+    named = "robustness_build" in bench.profile.sweeps
+    available = {config for config, _ in bench.builds}
+    if bench.in_path:
+        return None, (IN_PATH_OWN_BUILD if named else None)
+    if wanted in available:
+        return wanted, None
+    if named:
+        return None, f"--robustness-build {wanted}: DUT kind {bench.kind!r} declares no such build"
+    return None, None  # e.g. QEMU, a board: its own image
+
+
+@dataclass(frozen=True)
+class PcInterface:
+    prefix: list[str]
+    iface: str
+    mac: str
+
+
+def _run(argv: list[str], what: str, timeout_s: float = 10) -> str:
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BenchError(f"{what}: {' '.join(argv)}: {exc}") from None
+    if proc.returncode != 0:
+        raise BenchError(f"{what}: {' '.join(argv)}: {(proc.stderr or proc.stdout).strip()[-300:]}")
+    return proc.stdout
+
+
+def pc_side(hil: HilContext) -> PcInterface:
+    """The PC's interface toward the DUT (the one its kernel routes the target through) and its MAC."""
+    prefix = hil.pc_side.netns_prefix
+    words = _run([*prefix, "ip", "-o", "route", "get", hil.far_end.ip], "no route to the target").split()
+    if "dev" not in words[:-1]:
+        raise BenchError(f"the PC has no interface toward {hil.far_end.ip}: {' '.join(words)}")
+    iface = words[words.index("dev") + 1]
+    link = json.loads(_run([*prefix, "ip", "-j", "link", "show", "dev", iface], "cannot read the PC's interface"))
+    return PcInterface(prefix, iface, str(link[0]["address"]))
+
+
+def target_mac(pc: PcInterface, ip: str) -> str:
+    """The target's link address as the PC's neighbour table has it after a ping."""
+    subprocess.run(ping_argv(pc.prefix, ip, count=1, wait_s=1), capture_output=True, timeout=10, check=False)
+    neigh = json.loads(_run([*pc.prefix, "ip", "-j", "neigh", "show", ip, "dev", pc.iface], "no neighbour entry"))
+    macs = [str(n["lladdr"]) for n in neigh if n.get("lladdr")]
+    if not macs:
+        raise DutError(f"the target {ip} does not answer ARP from the PC before any hostile frame was sent")
+    return macs[0]
+
+
+def write_pcap(path: Path, frames: list[bytes]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with RawPcapWriter(str(path), linktype=1) as w:  # type: ignore[no-untyped-call]
+        w.write_header(None)  # type: ignore[no-untyped-call]
+        for i, data in enumerate(frames):  # a millisecond apart: the order they are sent in
+            w.write_packet(data, sec=i // 1000, usec=(i % 1000) * 1000)  # type: ignore[no-untyped-call]
+
+
+def read_pcap(path: Path) -> list[bytes]:
+    with RawPcapReader(str(path)) as reader:  # type: ignore[no-untyped-call]
+        return [bytes(data) for data, _ in reader]
+
+
+def send_frames(pc: PcInterface, pcap: Path, pps: float, timeout_s: float) -> dict[str, object]:
+    """Sends the PCAP's frames from the PC's interface (in its namespace) and returns what was sent."""
+    argv = [
+        *pc.prefix,
+        sys.executable,
+        "-m",
+        "hil.robustness.send",
+        "--iface",
+        pc.iface,
+        "--pcap",
+        str(pcap),
+        "--pps",
+        f"{pps:g}",
+    ]
+    out = _run(argv, "the hostile-frame sender failed", timeout_s)
+    try:
+        return dict(json.loads(out.strip().splitlines()[-1]))
+    except (ValueError, IndexError):
+        raise BenchError(f"the hostile-frame sender said no result: {out[-300:]!r}") from None
+
+
+@contextlib.contextmanager
+def peer_capture(hil: HilContext, workdir: Path) -> Iterator[list[Path]]:
+    """Behind a DUT in the path: what reaches the peer while the class is sent (its file, or none)."""
+    found: list[Path] = []
+    point = next((p for p in (hil.wire.points if hil.wire else []) if p.side == "peer"), None)
+    if point is None:
+        yield found
+        return
+    cap = Capture(list(point.prefix), point.iface, workdir / "robustness-peer.pcap", 200_000)
+    try:
+        cap.start()
+    except CaptureUnavailable as exc:
+        attach_text("the peer's capture", f"not captured: {exc}")
+        yield found
+        return
+    try:
+        yield found
+    finally:
+        result = cap.stop()
+        found.append(result.path)
+
+
+def pools_used(counters: dict[str, int] | None) -> dict[str, int] | None:
+    """The DUT's pools and heap in use (`pool_<NAME>_used`, `heap_used`); None: not reported."""
+    if not counters:
+        return None
+    used = {
+        k.removeprefix("pool_").removesuffix("_used"): v
+        for k, v in counters.items()
+        if k.startswith("pool_") and k.endswith("_used")
+    }
+    if not used:
+        return None
+    if "heap_used" in counters:
+        used["heap"] = counters["heap_used"]
+    return used
+
+
+def held(idle: dict[str, int], now: dict[str, int]) -> dict[str, int]:
+    """What is still in use beyond the idle level, by pool (heap in bytes)."""
+    return {k: now[k] - v for k, v in idle.items() if k in now and now[k] > v}
+
+
+def sanitizer_report(log: str) -> str | None:
+    """The sanitizer's report in a DUT program's log (its error line and first frames), None when none."""
+    lines = [ln.strip() for ln in log.splitlines() if SANITIZER_LINE.search(ln)]
+    return "\n".join(lines[:8]) if lines else None
+
+
+def replay_command(hil: HilContext, pcap: Path, point: RobustnessPoint) -> str:
+    where, bench = (p.relative_to(PROJECT_ROOT) if p.is_absolute() and p.is_relative_to(PROJECT_ROOT) else p
+                    for p in (pcap, Path(hil.bench_file)))  # fmt: skip
+    build = f" --robustness-build {point.build}" if point.build not in (None, SANITIZER_BUILD) else ""
+    return f"sudo ./suite replay {where} --bench {bench}{build} --robustness-rate {point.pps:g}"
+
+
+def _frames_of(point: RobustnessPoint, hil: HilContext, pc: PcInterface, ends_ip: str) -> tuple[list[Frame], str]:
+    if point.replay is not None:
+        frames = [Frame("replayed", f) for f in read_pcap(Path(point.replay))]
+        return frames, f"the frames of {point.replay}"
+    ends = Ends(pc.mac, hil.pc_side.ip, target_mac(pc, ends_ip), ends_ip, hil.dut.config.network.prefix_len)
+    cls = CLASSES[point.name]
+    assert point.count is not None
+    return build(cls, ends, point.count, SEED), cls.title
+
+
+def run_class(hil: HilContext, point: RobustnessPoint) -> None:
+    key = point.name
+    limits = hil.thresholds.limits(SCENARIO, key)  # none: an error before any frame is sent
+    allure.dynamic.feature(Robustness.name)
+    allure.dynamic.story(f"robustness: {key}")
+    if point.build is not None:
+        hil.flash_config(point.build)
+    allure.dynamic.parameter("build", hil.dut.adapter.current_config or "the bench file's")
+    pc, target = pc_side(hil), hil.far_end.ip
+    frames, title = _frames_of(point, hil, pc, target)
+    pcap = hil.recorder.results_dir / "robustness" / f"{key}.pcap"
+    if point.replay is None or Path(point.replay).resolve() != pcap.resolve():
+        write_pcap(pcap, [f.data for f in frames])
+    variants = Counter(f.variant for f in frames)
+    attach_text(
+        f"{key}: the frames by variant ({len(frames)})",
+        f"{title}, to {target} from {pc.iface} ({pc.mac}) at {point.pps:g} frames/s\n"
+        + "\n".join(f"{n:7d}  {v}" for v, n in variants.items()),
+    )
+    window = hil.wire.window(sides=()) if hil.wire is not None else None
+    idle = pools_used(window.before.get("dut") if window is not None else hil.dut.counters(mark=True))
+    workdir = hil.pc_side.workdir
+    with peer_capture(hil, workdir) as at_peer:
+        sent = send_frames(pc, pcap, point.pps, timeout_s=30 + 2 * len(frames) / point.pps)
+    fault = _crashed(hil, key, point, pcap, sent)
+    if fault is not None:
+        _attach_frames(hil, key, pcap)
+        raise fault
+    ping_ms = ping_back(hil, pc, target)
+    settle_ms, still = settle(hil, idle)
+    seen = window.close() if window is not None else None
+    dut_delta = seen.deltas.get("dut", {}) if seen is not None else {}
+    measured: dict[str, float] = {
+        "frames_sent": float(sent["sent"]),  # type: ignore[arg-type]
+        "frames_refused": float(sum(sent["refused"].values())),
+    }  # type: ignore[union-attr]
+    if ping_ms is not None:
+        measured["ping_recovery_ms"] = round(ping_ms, 1)
+    if dut_delta:
+        measured["dut_dropped"] = float(sum(v for k, v in dut_delta.items() if k.endswith("_drop")))
+    if idle is not None:
+        measured["settle_ms"] = round(settle_ms, 1)
+        measured["pools_held"] = float(sum(v for k, v in still.items() if k != "heap"))
+        measured["heap_held_bytes"] = float(still.get("heap", 0))
+    forbidden = None
+    if at_peer:
+        forbidden, reached = _at_peer(at_peer[0], frames)
+        measured |= {"forbidden_forwarded": float(forbidden), "frames_at_peer": float(reached)}
+    extra: dict[str, object] = {
+        "class": key,
+        "title": title,
+        "build": hil.dut.adapter.current_config,
+        "pps": point.pps,
+        "sender": sent,
+        "variants": dict(variants),
+        "pcap": str(pcap),
+        "dut_counters": {k: v for k, v in dut_delta.items() if v},
+        "pools_idle": idle,
+        "pools_held": still,
+        "hops": {h: {k: v for k, v in c.items() if v} for h, c in (seen.deltas.items() if seen else []) if h != "dut"},
+    }
+    _attach_evidence(hil, key, sent, dut_delta, seen.deltas if seen else {}, idle, still, settle_ms, ping_ms)
+    _attach_frames(hil, key, pcap)
+    if ping_ms is None:
+        raise DutError(
+            f"robustness/{key}: the DUT answered no ping within {PING_BACK_S:g} s after {sent['sent']} frames "
+            f"({title}); replay them: {replay_command(hil, pcap, point)}"
+        )
+    theory = tcp_goodput_mbps(hil.link_mbit, 1460) if hil.link_mbit else None
+    spec = TrafficSpec("tcp", "dut_rx", RECOVERY_TCP_S)
+    rec = measure(hil, SCENARIO, Point(key, spec, theory, extra=extra, measured=measured), repeat=1)
+    allure.dynamic.title(f"robustness/{key}: {_summary(rec)}; {criteria(rec.metrics(), limits)}")
+    if point.last:
+        _attach_table(hil)
+    own = _own_checks(hil, still, forbidden, point, pcap)
+    try:
+        check(hil, SCENARIO, [rec])
+    except AssertionError as exc:
+        if own:
+            raise AssertionError(f"{exc}; robustness/{key}: " + "; ".join(own)) from None
+        raise
+    if own:
+        hil.recorder.set_verdict(rec, "failed")
+        raise AssertionError(f"robustness/{key}: " + "; ".join(own))
+
+
+def _crashed(hil: HilContext, key: str, point: RobustnessPoint, pcap: Path, sent: dict[str, object]) -> DutError | None:
+    """The DUT fault of a DUT that died under the class (its program gone, or its process's
+    sanitizer spoke), None while it runs."""
+    adapter = hil.dut.adapter
+    if adapter.alive():
+        return None
+    report = sanitizer_report(adapter.process_log())
+    if report:
+        attach_text("the sanitizer's report", report)
+    said = f"; {report.splitlines()[0]}" if report else ""
+    return DutError(
+        f"robustness/{key}: the DUT stopped (exit code {adapter.exit_code()}{said}) under {sent['sent']} frames "
+        f"({key}); the frames are attached ({key}.pcap.gz) and saved in {pcap}; replay them: "
+        f"{replay_command(hil, pcap, point)}"
+    )
+
+
+def ping_back(hil: HilContext, pc: PcInterface, target: str) -> float | None:
+    """Milliseconds from the class's end until the target answers a ping (None: not within PING_BACK_S).
+    The PC first forgets the target's link address: its ARP request repairs a poisoned entry."""
+    subprocess.run(
+        [*pc.prefix, "ip", "neigh", "del", target, "dev", pc.iface], capture_output=True, timeout=10, check=False
+    )
+    start = time.monotonic()
+    while (elapsed := time.monotonic() - start) < PING_BACK_S:
+        if not hil.dut.adapter.alive():
+            return None
+        argv = ping_argv(pc.prefix, target, count=1, wait_s=0.5)
+        if subprocess.run(argv, capture_output=True, timeout=10, check=False).returncode == 0:
+            return (time.monotonic() - start) * 1000.0
+        time.sleep(max(0.0, 0.1 - (time.monotonic() - start - elapsed)))
+    return None
+
+
+def settle(hil: HilContext, idle: dict[str, int] | None) -> tuple[float, dict[str, int]]:
+    """(ms until the DUT's pools and heap were back at their idle level, what is still held then);
+    (0, {}) for a DUT that does not report them."""
+    if idle is None:
+        return 0.0, {}
+    start = time.monotonic()
+    still: dict[str, int] = {}
+    while True:
+        now = pools_used(hil.dut.counters()) if hil.dut.adapter.alive() else None
+        if now is None:
+            return (time.monotonic() - start) * 1000.0, still
+        still = held(idle, now)
+        if not still or time.monotonic() - start > SETTLE_S:
+            return (time.monotonic() - start) * 1000.0, still
+        time.sleep(0.25)
+
+
+def _at_peer(path: Path, frames: list[Frame]) -> tuple[int, int]:
+    """(frames to reserved group addresses the peer saw, frames of the class the peer saw: its
+    capture keeps each frame's first SNAP_LEN bytes, compared with the frames sent)."""
+    sent = {f.data[:SNAP_LEN] for f in frames}
+    forbidden = reached = 0
+    try:
+        with RawPcapReader(str(path)) as reader:  # type: ignore[no-untyped-call]
+            for data, _ in reader:
+                forbidden += is_reserved_group(data)
+                reached += bytes(data[:SNAP_LEN]) in sent
+    finally:
+        path.unlink(missing_ok=True)
+    return forbidden, reached
+
+
+def _own_checks(
+    hil: HilContext,
+    still: dict[str, int],
+    forbidden: int | None,
+    point: RobustnessPoint,
+    pcap: Path,
+) -> list[str]:
+    """The family's own criteria (not a threshold's): pools back at idle, no reserved frame forwarded."""
+    out = []
+    if still:
+        out.append(
+            f"the DUT still holds {', '.join(f'{k} +{v}' for k, v in still.items())} beyond its idle level "
+            f"{SETTLE_S:g} s after the class"
+        )
+    if forbidden:
+        out.append(
+            f"the peer received {forbidden} frames to IEEE 802.1D reserved group addresses "
+            "01:80:C2:00:00:01..0F, which a bridge must not forward"
+        )
+    if out:
+        out.append(f"replay: {replay_command(hil, pcap, point)}")
+    return out
+
+
+def _summary(rec: CaseRecord) -> str:
+    m = rec.measured
+    parts = [f"{m.get('frames_sent', 0):.0f} frames"]
+    if "dut_dropped" in m:
+        parts.append(f"DUT dropped {m['dut_dropped']:.0f}")
+    if "ping_recovery_ms" in m:
+        parts.append(f"ping back after {m['ping_recovery_ms']:.0f} ms")
+    if "pools_held" in m:
+        parts.append(
+            "pools back at idle"
+            if not m["pools_held"] and not m.get("heap_held_bytes")
+            else f"pools held {m['pools_held']:.0f}"
+        )
+    if "forbidden_forwarded" in m:
+        parts.append(f"{m['forbidden_forwarded']:.0f} reserved frames forwarded")
+    eff = f" ({rec.efficiency_pct:.0f} %)" if rec.efficiency_pct is not None else ""
+    parts.append(f"TCP after {rec.median:.1f} Mbit/s{eff}")
+    return ", ".join(parts)
+
+
+def _attach_frames(hil: HilContext, key: str, pcap: Path) -> None:
+    import gzip
+
+    packed = gzip.compress(pcap.read_bytes(), compresslevel=1)
+    if hil.wire is None or hil.wire.settings.may_attach(len(packed)):
+        allure.attach(
+            packed,
+            name=f"{key}: the frames sent (pcap.gz; replay: ./suite replay)",
+            attachment_type="application/gzip",
+            extension="pcap.gz",
+        )
+    else:
+        attach_text(f"{key}: the frames sent", f"not attached (the run's PCAP budget is spent); saved in {pcap}")
+
+
+def _attach_evidence(
+    hil: HilContext,
+    key: str,
+    sent: dict[str, object],
+    dut: dict[str, int],
+    hops: dict[str, dict[str, int]],
+    idle: dict[str, int] | None,
+    still: dict[str, int],
+    settle_ms: float,
+    ping_ms: float | None,
+) -> None:
+    lines = [f"sent {sent['sent']} of {sent['frames']} frames in {sent['elapsed_s']} s ({sent['pps']} frames/s)"]
+    if sent.get("refused"):
+        lines.append(f"refused by the PC's interface (larger than its MTU allows): {sent['refused']}")
+    lines.append(
+        f"ping answered {ping_ms:.0f} ms after the class"
+        if ping_ms is not None
+        else f"ping: no answer within {PING_BACK_S:g} s"
+    )
+    if idle is None:
+        lines.append("pools and heap: not reported by the DUT's console")
+    else:
+        lines.append(
+            f"pools and heap back at the idle level after {settle_ms:.0f} ms"
+            if not still
+            else f"still held after {settle_ms:.0f} ms: {still}"
+        )
+    if dut:
+        lines.append("\nthe DUT's counters (what it received, sent and dropped):")
+        by_proto: dict[str, list[str]] = {}
+        for k, v in sorted(dut.items()):
+            proto, _, what = k.partition("_")
+            if v and (DROP_KEYS.match(k) or (proto in PROTOCOLS and what in ("recv", "xmit"))):
+                by_proto.setdefault(proto, []).append(f"{what} {v}")
+        lines += [f"  {p:7s} {', '.join(items)}" for p, items in by_proto.items()]
+        ran_out = {k.removeprefix("pool_").removesuffix("_err"): v for k, v in sorted(dut.items())
+                   if k.startswith("pool_") and k.endswith("_err") and v}  # fmt: skip
+        if ran_out:
+            lines.append("  pools that ran out (allocations refused): "
+                         + ", ".join(f"{k} {v}" for k, v in ran_out.items()))  # fmt: skip
+    else:
+        lines.append("the DUT's counters: not reported by its console")
+    for hop, counters in hops.items():
+        if hop != "dut" and (nonzero := {k: v for k, v in counters.items() if v}):
+            lines.append(f"hop {hop}: " + ", ".join(f"{k} {v}" for k, v in sorted(nonzero.items())))
+    attach_text(f"{key}: what the DUT dropped and how it recovered", "\n".join(lines))
+
+
+def _attach_table(hil: HilContext) -> None:
+    rows = hil.recorder.latest(SCENARIO)
+    head = (
+        f"{'class':10s} {'frames':>7s} {'refused':>7s} {'DUT dropped':>11s} {'ping back ms':>12s} "
+        f"{'pools held':>10s} {'settle ms':>9s} {'at peer':>7s} {'TCP Mbit/s':>10s} {'eff %':>6s}"
+    )
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        m = r.measured
+
+        def f(name: str, fmt: str = ".0f", m: dict[str, float] = m) -> str:
+            return format(m[name], fmt) if name in m else "-"
+
+        eff = f"{r.efficiency_pct:6.1f}" if r.efficiency_pct is not None else f"{'-':>6s}"
+        lines.append(
+            f"{r.case:10s} {f('frames_sent'):>7s} {f('frames_refused'):>7s} {f('dut_dropped'):>11s} "
+            f"{f('ping_recovery_ms'):>12s} {f('pools_held'):>10s} {f('settle_ms'):>9s} "
+            f"{f('frames_at_peer'):>7s} {r.median:10.2f} {eff}"
+        )
+    attach_text("robustness: every class of this run", "\n".join(lines))
