@@ -43,6 +43,7 @@ from hil.plumbing.netns import (
     TbfShaping,
     _run,
     bridge_netfilter_off,
+    check_bridge_netfilter_off,
     cleanup_stale,
     delete_namespace,
     list_namespaces,
@@ -226,6 +227,7 @@ class InPathTopology:
         try:
             for step in steps:
                 _run(step)
+            check_bridge_netfilter_off(dut)
             self._shape()
         except BaseException:
             self.destroy()

@@ -39,8 +39,27 @@ def bridge_netfilter_off(ns: str) -> list[str]:
     br_netfilter module loaded (Docker loads it), bridged IPv4 goes through iptables' hooks, which
     drop malformed headers (bad version, IHL, length, checksum) and reassemble fragments before the
     DUT's tap sees them. Per namespace; without the module there is nothing to switch off (-e)."""
-    keys = ("iptables", "ip6tables", "arptables")
-    return ["ip", "netns", "exec", ns, "sysctl", "-qew", *(f"net.bridge.bridge-nf-call-{k}=0" for k in keys)]
+    return ["ip", "netns", "exec", ns, "sysctl", "-qew", *(f"net.bridge.bridge-nf-call-{k}=0" for k in BRIDGE_NF)]
+
+
+BRIDGE_NF = ("iptables", "ip6tables", "arptables")
+
+
+def check_bridge_netfilter_off(ns: str) -> None:
+    """BenchError when a namespace's bridged frames still go through netfilter: br_netfilter is
+    loaded but its switches are not the namespace's own (a kernel older than their per-namespace
+    sysctls), or stayed on."""
+    loaded = os.path.exists("/sys/module/br_netfilter")
+    files = [f"/proc/sys/net/bridge/bridge-nf-call-{k}" for k in BRIDGE_NF]
+    out = subprocess.run(["ip", "netns", "exec", ns, "cat", *files], capture_output=True, text=True, check=False)
+    values = out.stdout.split()
+    if (loaded and len(values) != len(BRIDGE_NF)) or any(v != "0" for v in values):
+        raise BenchError(
+            f"the kernel's br_netfilter passes bridged frames in namespace {ns} through iptables (net.bridge."
+            f"bridge-nf-call-*: {' '.join(values) or 'not per namespace'}): it would drop malformed frames and "
+            "reassemble fragments before the DUT; unload it (modprobe -r br_netfilter) or use a kernel whose "
+            "bridge-nf-call sysctls are per namespace"
+        )
 
 
 @dataclass(frozen=True)
@@ -189,7 +208,24 @@ class VirtualTopology:
             ["ip", "-n", dut, "link", "set", "lo", "up"],
             ["ip", "-n", pc, "addr", "add", f"{c.pc_ip}/{c.prefix_len}", "dev", PC_IF],
             ["ip", "-n", pc, "link", "set", PC_IF, "up"],
-            ["ip", "-n", dut, "link", "add", BRIDGE, "type", "bridge", "stp_state", "0", "forward_delay", "0"],
+            # IEEE 802.1D's reserved group addresses passed on to the DUT's tap too (01:80:C2:00:00:00
+            # with STP off, 03..0F by the mask; the kernel never passes 01 and 02)
+            [
+                "ip",
+                "-n",
+                dut,
+                "link",
+                "add",
+                BRIDGE,
+                "type",
+                "bridge",
+                "stp_state",
+                "0",
+                "forward_delay",
+                "0",
+                "group_fwd_mask",
+                "0xfff8",
+            ],
             ["ip", "-n", dut, "tuntap", "add", "dev", TAP, "mode", "tap"],
             ["ip", "-n", dut, "link", "set", TAP, "master", BRIDGE],
             ["ip", "-n", dut, "link", "set", DUT_IF, "master", BRIDGE],
@@ -200,6 +236,7 @@ class VirtualTopology:
         try:
             for step in steps:
                 _run(step)
+            check_bridge_netfilter_off(dut)
         except BenchError:
             self.destroy()
             raise

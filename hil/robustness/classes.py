@@ -15,6 +15,7 @@ path, the peer must see none of those a bridge never forwards (01 ... 0F; `is_re
 
 from __future__ import annotations
 
+import ipaddress
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,8 +51,9 @@ class Ends:
         return ".".join(str((b >> s) & 0xFF) for s in (24, 16, 8, 0))
 
     def ip_in_subnet(self, rng: random.Random) -> str:
-        parts = self.dst_ip.split(".")
-        return ".".join([*parts[:3], str(rng.randrange(1, 255))])
+        """A host address of the target's subnet, drawn at random."""
+        net = ipaddress.IPv4Network(f"{self.dst_ip}/{self.prefix_len}", strict=False)
+        return str(net.network_address + rng.randrange(1, max(2, net.num_addresses - 1)))
 
 
 @dataclass(frozen=True)
@@ -431,6 +433,12 @@ def _bogus_mac(r: random.Random) -> str:
     return "02:de:ad:" + ":".join(f"{r.randrange(256):02x}" for _ in range(3))
 
 
+def _arp(e: Ends, **fields: Any) -> ARP:
+    """An ARP packet from the PC (its MAC and address, never what scapy would fill in from the
+    host's own routes) to the target, with `fields` on top."""
+    return ARP(**{"hwsrc": e.src_mac, "psrc": e.src_ip, "pdst": e.dst_ip, **fields})
+
+
 def _arp_class() -> TrafficClass:
     v: list[tuple[str, Variant]] = [
         (
@@ -450,20 +458,20 @@ def _arp_class() -> TrafficClass:
             "reply poisoning the target's entry for the PC",
             lambda e, r: _eth(e) / ARP(op=2, hwsrc=_bogus_mac(r), psrc=e.src_ip, hwdst=e.dst_mac, pdst=e.dst_ip),
         ),
-        ("hardware address length 0", lambda e, r: _eth(e, BROADCAST) / ARP(hwlen=0, psrc=e.src_ip, pdst=e.dst_ip)),
-        ("protocol address length 16", lambda e, r: _eth(e, BROADCAST) / ARP(plen=16, psrc=e.src_ip, pdst=e.dst_ip)),
+        ("hardware address length 0", lambda e, r: _eth(e, BROADCAST) / _arp(e, hwlen=0)),
+        ("protocol address length 16", lambda e, r: _eth(e, BROADCAST) / _arp(e, plen=16)),
         (
             "hardware type 6, protocol IPv6",
-            lambda e, r: _eth(e, BROADCAST) / ARP(hwtype=6, ptype=0x86DD, psrc=e.src_ip, pdst=e.dst_ip),
+            lambda e, r: _eth(e, BROADCAST) / _arp(e, hwtype=6, ptype=0x86DD),
         ),
-        ("truncated after 10 bytes", lambda e, r: bytes(_eth(e, BROADCAST) / ARP(psrc=e.src_ip, pdst=e.dst_ip))[:24]),
+        ("truncated after 10 bytes", lambda e, r: bytes(_eth(e, BROADCAST) / _arp(e))[:24]),
         (
             "request from the broadcast MAC",
             lambda e, r: _eth(e, BROADCAST) / ARP(hwsrc=BROADCAST, psrc=e.ip_in_subnet(r), pdst=e.dst_ip),
         ),
     ]
     for op in (0, 3, 4, 8, 9, 0xFFFF):
-        v.append((f"opcode {op}", lambda e, r, o=op: _eth(e, BROADCAST) / ARP(op=o, psrc=e.src_ip, pdst=e.dst_ip)))
+        v.append((f"opcode {op}", lambda e, r, o=op: _eth(e, BROADCAST) / _arp(e, op=o)))
     fill: list[tuple[str, Variant]] = [
         (
             "storm: a request for another address",

@@ -17,8 +17,8 @@ from tests.support.child_suite import allure_results, run_suite
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
-REPLAY = re.compile(r"replay them: sudo \./suite replay (\S+) --bench (\S+) --robustness-build planted "
-                    r"--robustness-rate (\d+)")  # fmt: skip
+REPLAY = re.compile(r"replay them: sudo \./suite replay (\S+) --bench (\S+) --dut-name (\S+) "
+                    r"--robustness-build planted --robustness-rate (\d+)")  # fmt: skip
 
 
 def test_the_planted_defect_fails_its_class_and_its_replay_as_a_dut_fault(tmp_path: Path) -> None:
@@ -36,10 +36,10 @@ def test_the_planted_defect_fails_its_class_and_its_replay_as_a_dut_fault(tmp_pa
     assert "the sanitizer's report" in attachments, attachments
     found = REPLAY.search(out)
     assert found is not None, out[-3000:]
-    pcap, bench, rate = found.groups()
+    pcap, bench, dut, rate = found.groups()
     assert Path(pcap).resolve() == (first / "robustness" / "ipv4.pcap").resolve(), pcap
     replay = run_suite(tmp_path / "replay", "-m", "robustness", "--replay", pcap,
-                       "--bench", bench, "--robustness-build", "planted", "--robustness-rate", rate,
+                       "--bench", bench, "--dut-name", dut, "--robustness-build", "planted", "--robustness-rate", rate,
                        "--profile", "quick", tests="tests/hil")  # fmt: skip
     assert replay.returncode == ExitCode.DUT_FAILED, replay.stdout[-3000:]
     assert "robustness/replay: the DUT stopped" in replay.stdout and "AddressSanitizer" in replay.stdout

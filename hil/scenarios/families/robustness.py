@@ -36,8 +36,10 @@ one case sending that PCAP's frames.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -54,6 +56,7 @@ from hil.checks import criteria
 from hil.errors import BenchError, DutError
 from hil.paths import PROJECT_ROOT
 from hil.robustness.classes import CLASSES, Ends, Frame, build, is_reserved_group
+from hil.robustness.send import ETHERNET, read_frames
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.families.sweeps import Axis, axis_points
 from hil.scenarios.metrics import IPERF3, THROUGHPUT, ScenarioShape
@@ -61,7 +64,7 @@ from hil.scenarios.sweep import Point, attach_text, check, measure
 from hil.theory import tcp_goodput_mbps
 from hil.tools.ping import ping_argv
 from hil.traffic.roles import TrafficSpec
-from hil.wire.capture import SNAP_LEN, Capture, CaptureUnavailable
+from hil.wire.capture import SNAP_LEN, Capture, CaptureUnavailable, run_dir
 
 if TYPE_CHECKING:
     from hil.results.recorder import CaseRecord
@@ -96,6 +99,11 @@ METRICS = (
 )
 PROTOCOLS = ("link", "etharp", "ip", "ipfrag", "icmp", "udp", "tcp")  # lwIP's counters in the DUT's `stats`
 DROP_KEYS = re.compile(rf"^({'|'.join(PROTOCOLS)})_(drop|chkerr|memerr|err)$")
+DROP_KEY = re.compile(rf"^({'|'.join(PROTOCOLS)})_drop$")  # what `dut_dropped` sums
+# the frames attached on their own as the last a DUT received before it stopped: those of the
+# last half second (a sanitizer takes tens of milliseconds to write its report and exit), at least 50
+LAST_SECONDS, LAST_FRAMES = 0.5, 50
+STACK_FRAME = re.compile(r"#\d+ 0x[0-9a-f]+ in (\S+) (\S+)")
 SANITIZER_LINE = re.compile(r"(ERROR: AddressSanitizer|runtime error:|SUMMARY: |LeakSanitizer|#\d+ 0x[0-9a-f]+ in )")
 
 
@@ -127,10 +135,11 @@ def _pcap(text: str) -> tuple[object, ...]:
     if not path.is_file():
         raise ValueError(f"--replay: no file {text}")
     try:
-        with RawPcapReader(str(path)) as reader:  # type: ignore[no-untyped-call]
-            next(iter(reader), None)
+        frames = read_frames(path)
     except Exception as exc:  # scapy raises its own Scapy_Exception for a file that is not a PCAP
-        raise ValueError(f"--replay: {text} is not a PCAP file ({exc})") from None
+        raise ValueError(f"--replay: {text} is not a PCAP file of Ethernet frames ({exc})") from None
+    if not frames:
+        raise ValueError(f"--replay: {text} holds no frame")
     return (str(path.resolve()),)
 
 
@@ -256,12 +265,20 @@ class PcInterface:
 
 def _run(argv: list[str], what: str, timeout_s: float = 10) -> str:
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False, cwd=PROJECT_ROOT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise BenchError(f"{what}: {' '.join(argv)}: {exc}") from None
     if proc.returncode != 0:
         raise BenchError(f"{what}: {' '.join(argv)}: {(proc.stderr or proc.stdout).strip()[-300:]}")
     return proc.stdout
+
+
+def _quiet(argv: list[str], timeout_s: float = 10) -> bool:
+    """Runs a command whose failure is an answer (a ping unanswered), True when it succeeded."""
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=timeout_s, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 def pc_side(hil: HilContext) -> PcInterface:
@@ -277,7 +294,7 @@ def pc_side(hil: HilContext) -> PcInterface:
 
 def target_mac(pc: PcInterface, ip: str) -> str:
     """The target's link address as the PC's neighbour table has it after a ping."""
-    subprocess.run(ping_argv(pc.prefix, ip, count=1, wait_s=1), capture_output=True, timeout=10, check=False)
+    _quiet(ping_argv(pc.prefix, ip, count=1, wait_s=1))
     neigh = json.loads(_run([*pc.prefix, "ip", "-j", "neigh", "show", ip, "dev", pc.iface], "no neighbour entry"))
     macs = [str(n["lladdr"]) for n in neigh if n.get("lladdr")]
     if not macs:
@@ -287,58 +304,60 @@ def target_mac(pc: PcInterface, ip: str) -> str:
 
 def write_pcap(path: Path, frames: list[bytes]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with RawPcapWriter(str(path), linktype=1) as w:  # type: ignore[no-untyped-call]
+    with RawPcapWriter(str(path), linktype=ETHERNET) as w:  # type: ignore[no-untyped-call]
         w.write_header(None)  # type: ignore[no-untyped-call]
         for i, data in enumerate(frames):  # a millisecond apart: the order they are sent in
             w.write_packet(data, sec=i // 1000, usec=(i % 1000) * 1000)  # type: ignore[no-untyped-call]
 
 
-def read_pcap(path: Path) -> list[bytes]:
-    with RawPcapReader(str(path)) as reader:  # type: ignore[no-untyped-call]
-        return [bytes(data) for data, _ in reader]
-
-
-def send_frames(pc: PcInterface, pcap: Path, pps: float, timeout_s: float) -> dict[str, object]:
-    """Sends the PCAP's frames from the PC's interface (in its namespace) and returns what was sent."""
-    argv = [
-        *pc.prefix,
-        sys.executable,
-        "-m",
-        "hil.robustness.send",
-        "--iface",
-        pc.iface,
-        "--pcap",
-        str(pcap),
-        "--pps",
-        f"{pps:g}",
-    ]
-    out = _run(argv, "the hostile-frame sender failed", timeout_s)
+def send_frames(hil: HilContext, pc: PcInterface, pcap: Path, point: RobustnessPoint, frames: int) -> dict[str, object]:
+    """Sends the PCAP's frames from the PC's interface (in its namespace) and returns what was
+    sent; a DUT program on the bench PC is watched: the sending stops when it has exited. Fewer
+    frames on the wire than in the file, other than those the interface refused as too large and
+    those after the DUT stopped, is the bench's fault."""
+    argv = [*pc.prefix, sys.executable, "-m", "hil.robustness.send", "--iface", pc.iface, "--pcap", str(pcap),
+            "--pps", f"{point.pps:g}"]  # fmt: skip
+    if (pid := hil.dut.adapter.pid) is not None:
+        argv += ["--watch-pid", str(pid)]
+    out = _run(argv, "the hostile-frame sender failed", 30 + 2 * frames / point.pps)
     try:
-        return dict(json.loads(out.strip().splitlines()[-1]))
+        sent = dict(json.loads(out.strip().splitlines()[-1]))
     except (ValueError, IndexError):
         raise BenchError(f"the hostile-frame sender said no result: {out[-300:]!r}") from None
+    stopped = sent.get("stopped_at")
+    expected = stopped if isinstance(stopped, int) else frames
+    if int(sent["sent"]) + int(sent["refused_mtu"]) < expected:
+        raise BenchError(f"the hostile-frame sender put {sent['sent']} of {expected} frames on {pc.iface}: {sent}")
+    return sent
 
 
 @contextlib.contextmanager
-def peer_capture(hil: HilContext, workdir: Path) -> Iterator[list[Path]]:
-    """Behind a DUT in the path: what reaches the peer while the class is sent (its file, or none)."""
-    found: list[Path] = []
+def peer_capture(hil: HilContext, key: str, frames: list[Frame]) -> Iterator[list[tuple[int, int]]]:
+    """Behind a DUT in the path: what reached the peer while the class was sent, as `_at_peer`
+    counts it (nothing when the bench has no peer interface to capture: the case says so); the
+    capture's files are removed whatever happens."""
+    found: list[tuple[int, int]] = []
     point = next((p for p in (hil.wire.points if hil.wire else []) if p.side == "peer"), None)
     if point is None:
         yield found
         return
-    cap = Capture(list(point.prefix), point.iface, workdir / "robustness-peer.pcap", 200_000)
+    cap = Capture(list(point.prefix), point.iface, run_dir() / f"robustness-{key}-peer.pcap", 200_000)
     try:
         cap.start()
-    except CaptureUnavailable as exc:
-        attach_text("the peer's capture", f"not captured: {exc}")
+    except (CaptureUnavailable, OSError) as exc:
+        attach_text("the peer's capture", f"not captured, nothing checked at the peer: {exc}")
         yield found
         return
     try:
         yield found
     finally:
-        result = cap.stop()
-        found.append(result.path)
+        cap.stop()
+        try:
+            found.append(_at_peer(cap.path, frames))
+        except Exception as exc:  # scapy's own Scapy_Exception for a file tcpdump left unreadable
+            attach_text("the peer's capture", f"unreadable, nothing checked at the peer: {exc}")
+        finally:
+            cap.remove()
 
 
 def pools_used(counters: dict[str, int] | None) -> dict[str, int] | None:
@@ -372,12 +391,14 @@ def replay_command(hil: HilContext, pcap: Path, point: RobustnessPoint) -> str:
     where, bench = (p.relative_to(PROJECT_ROOT) if p.is_absolute() and p.is_relative_to(PROJECT_ROOT) else p
                     for p in (pcap, Path(hil.bench_file)))  # fmt: skip
     build = f" --robustness-build {point.build}" if point.build not in (None, SANITIZER_BUILD) else ""
-    return f"sudo ./suite replay {where} --bench {bench}{build} --robustness-rate {point.pps:g}"
+    dut = f" --dut-name {shlex.quote(hil.dut.config.name)}"
+    return (f"sudo ./suite replay {shlex.quote(str(where))} --bench {shlex.quote(str(bench))}{dut}{build} "
+            f"--robustness-rate {point.pps:g}")  # fmt: skip
 
 
 def _frames_of(point: RobustnessPoint, hil: HilContext, pc: PcInterface, ends_ip: str) -> tuple[list[Frame], str]:
     if point.replay is not None:
-        frames = [Frame("replayed", f) for f in read_pcap(Path(point.replay))]
+        frames = [Frame("replayed", f) for f in read_frames(Path(point.replay))]
         return frames, f"the frames of {point.replay}"
     ends = Ends(pc.mac, hil.pc_side.ip, target_mac(pc, ends_ip), ends_ip, hil.dut.config.network.prefix_len)
     cls = CLASSES[point.name]
@@ -385,19 +406,34 @@ def _frames_of(point: RobustnessPoint, hil: HilContext, pc: PcInterface, ends_ip
     return build(cls, ends, point.count, SEED), cls.title
 
 
+@dataclass
+class ClassRun:
+    """One class's run so far: what a fault message and the evidence need."""
+
+    key: str
+    point: RobustnessPoint
+    pcap: Path
+    frames: list[Frame]
+    sent: dict[str, object] | None = None
+    attached: bool = False  # its frames are attached to the case
+
+    def replay(self, hil: HilContext) -> str:
+        return replay_command(hil, self.pcap, self.point)
+
+
 def run_class(hil: HilContext, point: RobustnessPoint) -> None:
     key = point.name
     limits = hil.thresholds.limits(SCENARIO, key)  # none: an error before any frame is sent
     allure.dynamic.feature(Robustness.name)
     allure.dynamic.story(f"robustness: {key}")
-    if point.build is not None:
+    if point.build is not None:  # a fresh DUT for every class: a crash's replay starts from the same state
         hil.flash_config(point.build)
     allure.dynamic.parameter("build", hil.dut.adapter.current_config or "the bench file's")
     pc, target = pc_side(hil), hil.far_end.ip
     frames, title = _frames_of(point, hil, pc, target)
-    pcap = hil.recorder.results_dir / "robustness" / f"{key}.pcap"
-    if point.replay is None or Path(point.replay).resolve() != pcap.resolve():
-        write_pcap(pcap, [f.data for f in frames])
+    run = ClassRun(key, point, hil.recorder.results_dir / "robustness" / f"{key}.pcap", frames)
+    if point.replay is None or Path(point.replay).resolve() != run.pcap.resolve():
+        write_pcap(run.pcap, [f.data for f in frames])
     variants = Counter(f.variant for f in frames)
     attach_text(
         f"{key}: the frames by variant ({len(frames)})",
@@ -405,61 +441,62 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
         + "\n".join(f"{n:7d}  {v}" for v, n in variants.items()),
     )
     window = hil.wire.window(sides=()) if hil.wire is not None else None
-    idle = pools_used(window.before.get("dut") if window is not None else hil.dut.counters(mark=True))
-    workdir = hil.pc_side.workdir
-    with peer_capture(hil, workdir) as at_peer:
-        sent = send_frames(pc, pcap, point.pps, timeout_s=30 + 2 * len(frames) / point.pps)
-    fault = _crashed(hil, key, point, pcap, sent)
-    if fault is not None:
-        _attach_frames(hil, key, pcap)
-        raise fault
-    ping_ms = ping_back(hil, pc, target)
-    settle_ms, still = settle(hil, idle)
-    seen = window.close() if window is not None else None
-    dut_delta = seen.deltas.get("dut", {}) if seen is not None else {}
-    measured: dict[str, float] = {
-        "frames_sent": float(sent["sent"]),  # type: ignore[arg-type]
-        "frames_refused": float(sum(sent["refused"].values())),
-    }  # type: ignore[union-attr]
-    if ping_ms is not None:
-        measured["ping_recovery_ms"] = round(ping_ms, 1)
+    before = window.before.get("dut") if window is not None else hil.dut.counters(mark=True)
+    idle = pools_used(before)
+    try:
+        with peer_capture(hil, key, frames) as at_peer:
+            run.sent = send_frames(hil, pc, run.pcap, point, len(frames))
+        peer_seen = at_peer[0] if at_peer else None
+        _raise_if_stopped(hil, run)
+        ping_ms = ping_back(hil, pc, target)
+        if ping_ms is None:
+            _raise_if_stopped(hil, run, wait_s=2.0)
+            raise DutError(f"the DUT answered no ping within {PING_BACK_S:g} s after {run.sent['sent']} frames")
+        settle_ms, still = settle(hil, idle)
+        _raise_if_stopped(hil, run)
+        seen = window.close() if window is not None else None
+        after = hil.dut.counters() if window is None else None
+    except (DutError, BenchError) as exc:  # a DUT that stopped answering: the class's frames and the command
+        if isinstance(exc, BenchError) and hil.dut.adapter.alive():
+            raise
+        _attach_frames(hil, run)
+        if str(exc).startswith(f"robustness/{key}: "):
+            raise
+        raise DutError(f"robustness/{key}: {exc}; the frames are attached; replay them: {run.replay(hil)}") from exc
+    sent = run.sent
+    dut_delta = (seen.deltas.get("dut", {}) if seen is not None else
+                 {k: v - before[k] for k, v in (after or {}).items() if before and k in before})  # fmt: skip
+    measured: dict[str, float] = {"frames_sent": float(sent["sent"]), "frames_refused": float(sent["refused_mtu"]),  # type: ignore[arg-type]
+                                  "ping_recovery_ms": round(ping_ms, 1)}  # fmt: skip
     if dut_delta:
-        measured["dut_dropped"] = float(sum(v for k, v in dut_delta.items() if k.endswith("_drop")))
+        measured["dut_dropped"] = float(sum(v for k, v in dut_delta.items() if DROP_KEY.match(k)))
     if idle is not None:
         measured["settle_ms"] = round(settle_ms, 1)
         measured["pools_held"] = float(sum(v for k, v in still.items() if k != "heap"))
         measured["heap_held_bytes"] = float(still.get("heap", 0))
     forbidden = None
-    if at_peer:
-        forbidden, reached = _at_peer(at_peer[0], frames)
+    if peer_seen is not None:
+        forbidden, reached = peer_seen
         measured |= {"forbidden_forwarded": float(forbidden), "frames_at_peer": float(reached)}
     extra: dict[str, object] = {
-        "class": key,
-        "title": title,
-        "build": hil.dut.adapter.current_config,
-        "pps": point.pps,
-        "sender": sent,
-        "variants": dict(variants),
-        "pcap": str(pcap),
-        "dut_counters": {k: v for k, v in dut_delta.items() if v},
-        "pools_idle": idle,
-        "pools_held": still,
+        "class": key, "title": title, "build": hil.dut.adapter.current_config, "pps": point.pps, "sender": sent,
+        "variants": dict(variants), "pcap": str(run.pcap), "dut_counters": {k: v for k, v in dut_delta.items() if v},
+        "pools_idle": idle, "pools_held": still,
         "hops": {h: {k: v for k, v in c.items() if v} for h, c in (seen.deltas.items() if seen else []) if h != "dut"},
-    }
+    }  # fmt: skip
     _attach_evidence(hil, key, sent, dut_delta, seen.deltas if seen else {}, idle, still, settle_ms, ping_ms)
-    _attach_frames(hil, key, pcap)
-    if ping_ms is None:
-        raise DutError(
-            f"robustness/{key}: the DUT answered no ping within {PING_BACK_S:g} s after {sent['sent']} frames "
-            f"({title}); replay them: {replay_command(hil, pcap, point)}"
-        )
+    _attach_frames(hil, run)
     theory = tcp_goodput_mbps(hil.link_mbit, 1460) if hil.link_mbit else None
     spec = TrafficSpec("tcp", "dut_rx", RECOVERY_TCP_S)
-    rec = measure(hil, SCENARIO, Point(key, spec, theory, extra=extra, measured=measured), repeat=1)
+    try:
+        rec = measure(hil, SCENARIO, Point(key, spec, theory, extra=extra, measured=measured), repeat=1)
+    except (DutError, BenchError):
+        _raise_if_stopped(hil, run, wait_s=2.0)  # it died in the short TCP run: the class's fault, with its frames
+        raise
     allure.dynamic.title(f"robustness/{key}: {_summary(rec)}; {criteria(rec.metrics(), limits)}")
     if point.last:
         _attach_table(hil)
-    own = _own_checks(hil, still, forbidden, point, pcap)
+    own = _own_checks(hil, still, forbidden, run)
     try:
         check(hil, SCENARIO, [rec])
     except AssertionError as exc:
@@ -471,79 +508,92 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
         raise AssertionError(f"robustness/{key}: " + "; ".join(own))
 
 
-def _crashed(hil: HilContext, key: str, point: RobustnessPoint, pcap: Path, sent: dict[str, object]) -> DutError | None:
-    """The DUT fault of a DUT that died under the class (its program gone, or its process's
-    sanitizer spoke), None while it runs."""
+def _raise_if_stopped(hil: HilContext, run: ClassRun, wait_s: float = 0.0) -> None:
+    """The DUT fault of a DUT whose program has stopped (waiting up to `wait_s` for a program
+    that may still be writing its sanitizer report): the sanitizer's first line, the frames
+    attached, the last ones before it stopped, and the command that replays them."""
     adapter = hil.dut.adapter
-    if adapter.alive():
-        return None
+    deadline = time.monotonic() + wait_s
+    while adapter.alive():
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(0.1)
     report = sanitizer_report(adapter.process_log())
     if report:
         attach_text("the sanitizer's report", report)
-    said = f"; {report.splitlines()[0]}" if report else ""
-    return DutError(
-        f"robustness/{key}: the DUT stopped (exit code {adapter.exit_code()}{said}) under {sent['sent']} frames "
-        f"({key}); the frames are attached ({key}.pcap.gz) and saved in {pcap}; replay them: "
-        f"{replay_command(hil, pcap, point)}"
+    said = f"; {report.splitlines()[0]}{_culprit(report)}" if report else ""
+    stopped = (run.sent or {}).get("stopped_at")
+    last = ""
+    if isinstance(stopped, int) and stopped > 0:
+        tail = run.frames[max(0, stopped - max(LAST_FRAMES, int(run.point.pps * LAST_SECONDS))) : stopped]
+        path = run.pcap.with_name(f"{run.key}-last.pcap")
+        write_pcap(path, [f.data for f in tail])
+        allure.attach(path.read_bytes(), name=f"{run.key}: the last {len(tail)} frames before the DUT stopped (pcap)",
+                      attachment_type="application/vnd.tcpdump.pcap", extension="pcap")  # fmt: skip
+        last = f"; it stopped after frame {stopped}, the last {len(tail)} before it in {path.name}"
+    _attach_frames(hil, run)
+    raise DutError(
+        f"robustness/{run.key}: the DUT stopped (exit code {adapter.exit_code()}{said}) under the class's "
+        f"{len(run.frames)} frames{last}; the frames are attached ({run.key}.pcap.gz) and saved in {run.pcap}; "
+        f"replay them: {run.replay(hil)}"
     )
+
+
+def _culprit(report: str) -> str:
+    """Where the sanitizer's report points: its first stack frame outside the sanitizer's own
+    interceptors (", in fw_planted_defect_inspect planted_defect.c:25"), or nothing."""
+    for found in STACK_FRAME.finditer(report):
+        function, where = found.groups()
+        if not function.startswith(("__asan", "__interceptor", "__sanitizer", "__ubsan")):
+            return f", in {function} {where.rsplit('/', 1)[-1]}"
+    return ""
 
 
 def ping_back(hil: HilContext, pc: PcInterface, target: str) -> float | None:
     """Milliseconds from the class's end until the target answers a ping (None: not within PING_BACK_S).
     The PC first forgets the target's link address: its ARP request repairs a poisoned entry."""
-    subprocess.run(
-        [*pc.prefix, "ip", "neigh", "del", target, "dev", pc.iface], capture_output=True, timeout=10, check=False
-    )
+    _quiet([*pc.prefix, "ip", "neigh", "del", target, "dev", pc.iface])
     start = time.monotonic()
-    while (elapsed := time.monotonic() - start) < PING_BACK_S:
+    while time.monotonic() - start < PING_BACK_S:
         if not hil.dut.adapter.alive():
             return None
-        argv = ping_argv(pc.prefix, target, count=1, wait_s=0.5)
-        if subprocess.run(argv, capture_output=True, timeout=10, check=False).returncode == 0:
+        if _quiet(ping_argv(pc.prefix, target, count=1, wait_s=0.5)):
             return (time.monotonic() - start) * 1000.0
-        time.sleep(max(0.0, 0.1 - (time.monotonic() - start - elapsed)))
+        time.sleep(0.1)
     return None
 
 
 def settle(hil: HilContext, idle: dict[str, int] | None) -> tuple[float, dict[str, int]]:
-    """(ms until the DUT's pools and heap were back at their idle level, what is still held then);
-    (0, {}) for a DUT that does not report them."""
+    """(ms until the DUT's pools and heap were back at their idle level, what is still held
+    then); (0, {}) for a DUT that does not report them. A reading without its pools while the DUT
+    runs is read again; one still without them at the end says the pools are unknown."""
     if idle is None:
         return 0.0, {}
     start = time.monotonic()
-    still: dict[str, int] = {}
-    while True:
-        now = pools_used(hil.dut.counters()) if hil.dut.adapter.alive() else None
-        if now is None:
-            return (time.monotonic() - start) * 1000.0, still
-        still = held(idle, now)
+    still: dict[str, int] = {"pools (no reading)": 1}
+    while hil.dut.adapter.alive():
+        now = pools_used(hil.dut.counters())
+        if now is not None:
+            still = held(idle, now)
         if not still or time.monotonic() - start > SETTLE_S:
-            return (time.monotonic() - start) * 1000.0, still
+            break
         time.sleep(0.25)
+    return (time.monotonic() - start) * 1000.0, still
 
 
 def _at_peer(path: Path, frames: list[Frame]) -> tuple[int, int]:
-    """(frames to reserved group addresses the peer saw, frames of the class the peer saw: its
+    """(frames a bridge must not forward that the peer saw, frames of the class the peer saw: its
     capture keeps each frame's first SNAP_LEN bytes, compared with the frames sent)."""
     sent = {f.data[:SNAP_LEN] for f in frames}
     forbidden = reached = 0
-    try:
-        with RawPcapReader(str(path)) as reader:  # type: ignore[no-untyped-call]
-            for data, _ in reader:
-                forbidden += is_reserved_group(data)
-                reached += bytes(data[:SNAP_LEN]) in sent
-    finally:
-        path.unlink(missing_ok=True)
+    with RawPcapReader(str(path)) as reader:  # type: ignore[no-untyped-call]
+        for data, _ in reader:
+            forbidden += is_reserved_group(data)
+            reached += bytes(data[:SNAP_LEN]) in sent
     return forbidden, reached
 
 
-def _own_checks(
-    hil: HilContext,
-    still: dict[str, int],
-    forbidden: int | None,
-    point: RobustnessPoint,
-    pcap: Path,
-) -> list[str]:
+def _own_checks(hil: HilContext, still: dict[str, int], forbidden: int | None, run: ClassRun) -> list[str]:
     """The family's own criteria (not a threshold's): pools back at idle, no reserved frame forwarded."""
     out = []
     if still:
@@ -557,7 +607,7 @@ def _own_checks(
             "01:80:C2:00:00:01..0F, which a bridge must not forward"
         )
     if out:
-        out.append(f"replay: {replay_command(hil, pcap, point)}")
+        out.append(f"replay: {run.replay(hil)}")
     return out
 
 
@@ -581,9 +631,12 @@ def _summary(rec: CaseRecord) -> str:
     return ", ".join(parts)
 
 
-def _attach_frames(hil: HilContext, key: str, pcap: Path) -> None:
-    import gzip
-
+def _attach_frames(hil: HilContext, run: ClassRun) -> None:
+    """The class's frames as sent (gzipped PCAP), once per case, within the run's PCAP budget."""
+    if run.attached:
+        return
+    run.attached = True
+    key, pcap = run.key, run.pcap
     packed = gzip.compress(pcap.read_bytes(), compresslevel=1)
     if hil.wire is None or hil.wire.settings.may_attach(len(packed)):
         allure.attach(

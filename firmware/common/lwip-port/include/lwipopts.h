@@ -29,8 +29,10 @@
 #define ARP_QUEUEING 1
 #define ARP_TABLE_SIZE FW_ARP_TABLE_SIZE
 #define ARP_QUEUE_LEN FW_ARP_QUEUE_LEN
-/* Fragments received are reassembled (bounded: fw_config.h); none are sent: a datagram larger than
- * the MTU is refused by ip4_output (iperf and ping keep their datagrams within one frame) */
+/* Fragments received are reassembled (bounded: fw_config.h); none are sent: ip4_output passes a
+ * datagram larger than the MTU on whole and the driver drops it by length (counted as link
+ * lenerr/drop), e.g. the reply to a reassembled 4,000-byte echo; iperf and ping keep theirs within
+ * one frame */
 #define IP_REASSEMBLY 1
 #define IP_REASS_MAX_PBUFS FW_IP_REASS_MAX_PBUFS
 #define IP_REASS_MAXAGE FW_IP_REASS_MAXAGE_S
