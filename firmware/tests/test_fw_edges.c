@@ -23,7 +23,6 @@
 #include "fw_out.h"
 #include "iperf_engine.h"
 #include "iperf_wire.h"
-#include "lwip/inet_chksum.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
@@ -40,54 +39,17 @@ static void feed(const char *s)
     fw_app_console_input(s, strlen(s));
 }
 
-static void put16(uint8_t *b, uint16_t v)
-{
-    b[0] = (uint8_t)(v >> 8);
-    b[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *b, uint32_t v)
-{
-    put16(b, (uint16_t)(v >> 16));
-    put16(b + 2, (uint16_t)v);
-}
-
 /* One UDP datagram from PEER_IP:sport to the DUT's dport, as an Ethernet frame on the netif. */
 static void inject_udp(uint16_t sport, uint16_t dport, const uint8_t *payload, uint16_t len)
 {
-    uint16_t frame_len = (uint16_t)(14u + 20u + 8u + len);
-    struct pbuf *p = pbuf_alloc(PBUF_RAW, frame_len, PBUF_POOL);
-    CHECK(p != NULL && p->len == frame_len);
-    if (p == NULL || p->len != frame_len) {
-        if (p != NULL) {
-            pbuf_free(p);
-        }
-        return;
-    }
-    uint8_t *f = (uint8_t *)p->payload;
-    memset(f, 0, frame_len);
-    memcpy(f, netif.hwaddr, 6);
-    static const uint8_t peer_mac[6] = {0x02, 0, 0, 0, 0, 0x11};
-    memcpy(f + 6, peer_mac, 6);
-    put16(f + 12, 0x0800);
-    uint8_t *ip = f + 14;
-    ip[0] = 0x45;
-    put16(ip + 2, (uint16_t)(20u + 8u + len));
-    ip[8] = 64;
-    ip[9] = 17;
-    put32(ip + 12, PEER_IP);
-    put32(ip + 16, DUT_IP);
-    uint16_t sum = inet_chksum(ip, 20);
-    memcpy(ip + 10, &sum, 2); /* inet_chksum's result is in network order already */
-    uint8_t *udp = ip + 20;
-    put16(udp, sport);
-    put16(udp + 2, dport);
-    put16(udp + 4, (uint16_t)(8u + len));
-    /* checksum 0: none (IPv4) */
+    static uint8_t udp[8 + FW_IPERF_UDP_MAX_LEN];
+    CHECK(len <= FW_IPERF_UDP_MAX_LEN);
+    test_put16(udp, sport);
+    test_put16(udp + 2, dport);
+    test_put16(udp + 4, (uint16_t)(8u + len));
+    test_put16(udp + 6, 0); /* checksum 0: none (IPv4) */
     memcpy(udp + 8, payload, len);
-    if (netif.input(p, &netif) != ERR_OK) {
-        pbuf_free(p);
-    }
+    CHECK(test_inject_ipv4(&netif, PEER_IP, DUT_IP, 17, 0, 0, udp, (uint16_t)(8u + len)));
 }
 
 /* The value of " key=" on the first line that starts with prefix (-1: no such line or key). */
@@ -265,7 +227,7 @@ static void iperf_dgram(int64_t seq)
 {
     uint8_t b[100] = {0};
     iperf_udp_hdr_encode(b, seq, test_now_us);
-    put32(b + IPERF_UDP_HDR_LEN, IPERF_FLAG_EXTEND | IPERF_FLAG_SEQNO64B); /* client header: 64-bit seq */
+    test_put32(b + IPERF_UDP_HDR_LEN, IPERF_FLAG_EXTEND | IPERF_FLAG_SEQNO64B); /* client header: 64-bit seq */
     inject_udp(40001, FW_IPERF_DEFAULT_PORT, b, sizeof b);
     test_now_us += 1000u;
 }

@@ -17,7 +17,6 @@
 #include "check.h"
 #include "fw_app.h"
 #include "fw_config.h"
-#include "lwip/inet_chksum.h"
 #include "lwip/init.h"
 #include "lwip/ip4_frag.h"
 #include "lwip/memp.h"
@@ -41,18 +40,6 @@ static void feed(const char *s)
     fw_app_console_input(s, strlen(s));
 }
 
-static void put16(uint8_t *b, uint16_t v)
-{
-    b[0] = (uint8_t)(v >> 8);
-    b[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *b, uint32_t v)
-{
-    put16(b, (uint16_t)(v >> 16));
-    put16(b + 2, (uint16_t)v);
-}
-
 static uint32_t pool_used(memp_t pool)
 {
     return (uint32_t)lwip_stats.memp[pool]->used;
@@ -62,36 +49,8 @@ static uint32_t pool_used(memp_t pool)
  * `id`, more fragments to come if `more`. */
 static void inject_fragment(uint16_t id, uint16_t offset, int more, const uint8_t *data, uint16_t len)
 {
-    uint16_t frame_len = (uint16_t)(14u + 20u + len);
-    struct pbuf *p = pbuf_alloc(PBUF_RAW, frame_len, PBUF_POOL);
-    CHECK(p != NULL && p->len == frame_len);
-    if (p == NULL || p->len != frame_len) {
-        if (p != NULL) {
-            pbuf_free(p);
-        }
-        return;
-    }
-    uint8_t *f = (uint8_t *)p->payload;
-    memset(f, 0, frame_len);
-    memcpy(f, netif.hwaddr, 6);
-    static const uint8_t peer_mac[6] = {0x02, 0, 0, 0, 0, 0x11};
-    memcpy(f + 6, peer_mac, 6);
-    put16(f + 12, 0x0800);
-    uint8_t *ip = f + 14;
-    ip[0] = 0x45;
-    put16(ip + 2, (uint16_t)(20u + len));
-    put16(ip + 4, id);
-    put16(ip + 6, (uint16_t)((more ? 0x2000u : 0u) | (offset / 8u)));
-    ip[8] = 64;
-    ip[9] = 17;
-    put32(ip + 12, PEER_IP);
-    put32(ip + 16, DUT_IP);
-    uint16_t sum = inet_chksum(ip, 20);
-    memcpy(ip + 10, &sum, 2);
-    memcpy(ip + 20, data, len);
-    if (netif.input(p, &netif) != ERR_OK) {
-        pbuf_free(p);
-    }
+    uint16_t frag = (uint16_t)((more ? 0x2000u : 0u) | (offset / 8u));
+    CHECK(test_inject_ipv4(&netif, PEER_IP, DUT_IP, 17, id, frag, data, len));
 }
 
 static void on_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
@@ -114,9 +73,9 @@ static void test_two_fragments(void)
 {
     uint8_t first[24], second[16];
     memset(first, 0, sizeof first);
-    put16(first, 40000);       /* UDP source port */
-    put16(first + 2, PORT);    /* destination */
-    put16(first + 4, 8 + 32);  /* UDP length; checksum 0: none */
+    test_put16(first, 40000);       /* UDP source port */
+    test_put16(first + 2, PORT);    /* destination */
+    test_put16(first + 4, 8 + 32);  /* UDP length; checksum 0: none */
     for (unsigned i = 0; i < 16; i++) {
         first[8 + i] = (uint8_t)i;
         second[i] = (uint8_t)(16 + i);

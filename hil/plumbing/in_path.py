@@ -47,6 +47,7 @@ from hil.plumbing.netns import (
     cleanup_stale,
     delete_namespace,
     list_namespaces,
+    plain_bridge,
     require_root,
 )
 
@@ -188,27 +189,7 @@ class InPathTopology:
         if self.mode is InPathMode.FIRMWARE:
             for bridge, port, tap in ((BRIDGE_PC, PORT_PC, TAP_PC), (BRIDGE_PEER, PORT_PEER, TAP_PEER)):
                 steps += [
-                    [
-                        "ip",
-                        "-n",
-                        dut,
-                        "link",
-                        "add",
-                        bridge,
-                        "type",
-                        "bridge",
-                        "stp_state",
-                        "0",
-                        "forward_delay",
-                        "0",
-                        "mcast_snooping",
-                        "0",
-                        # the plumbing passes IEEE 802.1D's reserved group addresses on to the program
-                        # (01:80:C2:00:00:00 with STP off; 03..0F by this mask; the kernel never passes
-                        # 01 and 02), so whether they cross is the program's decision, not the bench's
-                        "group_fwd_mask",
-                        "0xfff8",
-                    ],
+                    plain_bridge(dut, bridge),
                     ["ip", "-n", dut, "tuntap", "add", "dev", tap, "mode", "tap"],
                     ["ip", "-n", dut, "link", "set", tap, "master", bridge],
                     ["ip", "-n", dut, "link", "set", port, "master", bridge],

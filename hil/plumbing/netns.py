@@ -45,6 +45,15 @@ def bridge_netfilter_off(ns: str) -> list[str]:
 BRIDGE_NF = ("iptables", "ip6tables", "arptables")
 
 
+def plain_bridge(ns: str, name: str) -> list[str]:
+    """The command that makes a kernel bridge passing every frame on: no spanning tree, no
+    forwarding delay, no multicast snooping, and IEEE 802.1D's reserved group addresses forwarded
+    (01:80:C2:00:00:00 with STP off, 03..0F by the mask; the kernel never forwards 01 and 02), so
+    what crosses is the DUT's decision, not the bench's."""
+    return ["ip", "-n", ns, "link", "add", name, "type", "bridge", "stp_state", "0", "forward_delay", "0",
+            "mcast_snooping", "0", "group_fwd_mask", "0xfff8"]  # fmt: skip
+
+
 def check_bridge_netfilter_off(ns: str) -> None:
     """BenchError when a namespace's bridged frames still go through netfilter: br_netfilter is
     loaded but its switches are not the namespace's own (a kernel older than their per-namespace
@@ -208,24 +217,7 @@ class VirtualTopology:
             ["ip", "-n", dut, "link", "set", "lo", "up"],
             ["ip", "-n", pc, "addr", "add", f"{c.pc_ip}/{c.prefix_len}", "dev", PC_IF],
             ["ip", "-n", pc, "link", "set", PC_IF, "up"],
-            # IEEE 802.1D's reserved group addresses passed on to the DUT's tap too (01:80:C2:00:00:00
-            # with STP off, 03..0F by the mask; the kernel never passes 01 and 02)
-            [
-                "ip",
-                "-n",
-                dut,
-                "link",
-                "add",
-                BRIDGE,
-                "type",
-                "bridge",
-                "stp_state",
-                "0",
-                "forward_delay",
-                "0",
-                "group_fwd_mask",
-                "0xfff8",
-            ],
+            plain_bridge(dut, BRIDGE),
             ["ip", "-n", dut, "tuntap", "add", "dev", TAP, "mode", "tap"],
             ["ip", "-n", dut, "link", "set", TAP, "master", BRIDGE],
             ["ip", "-n", dut, "link", "set", DUT_IF, "master", BRIDGE],

@@ -71,12 +71,12 @@
  *                          init.c refuses more: each datagram holds two pbufs at least)
  *   FW_IP_REASS_MAXAGE_S   an incomplete datagram is freed, its pbufs back in the pool, this many
  *                          seconds after its first fragment (IP_REASS_MAXAGE, ticks of lwIP's 1-s
- *                          reassembly timer: freed on the tick after it counts down, i.e. 3-4 s;
+ *                          reassembly timer: freed on the tick after it counts down, i.e. 2-3 s;
  *                          lwIP's own default 15) */
 #define FW_IP_REASS_QUARTER (FW_PBUF_POOL_SIZE / 4)
 #define FW_IP_REASS_MAX_PBUFS (FW_IP_REASS_QUARTER > 16 ? 16 : (FW_IP_REASS_QUARTER < 1 ? 1 : FW_IP_REASS_QUARTER))
 #define FW_IP_REASS_SLOTS (FW_IP_REASS_MAX_PBUFS / 2 > 4 ? 4 : (FW_IP_REASS_MAX_PBUFS / 2 < 1 ? 1 : FW_IP_REASS_MAX_PBUFS / 2))
-#define FW_IP_REASS_MAXAGE_S 3
+#define FW_IP_REASS_MAXAGE_S 2
 
 /* ---- Console ------------------------------------------------------------------------------ */
 #define FW_CONSOLE_LINE_MAX 256 /* bytes of one command line, terminator excluded */

@@ -76,7 +76,7 @@ RATES = {"quick": 2000.0, "full": 5000.0}  # frames per second
 SANITIZER_BUILD = "asan"  # the host firmware's ASan/UBSan build (firmware/CMakePresets.json host-asan)
 RECOVERY_TCP_S = 1.0  # the short TCP run after each class
 PING_BACK_S = 10.0  # how long the PC pings for the DUT's first answer after a class
-SETTLE_S = 8.0  # how long the DUT's pools may take to return to their idle level (reassembly: 3 s)
+SETTLE_S = 8.0  # how long the DUT's pools may take to return to their idle level (reassembly: 2-3 s)
 NOT_ISOLATED = (
     "the robustness family sends hostile frames: only to a DUT whose network the bench file declares isolated "
     "(network.isolated: true; the virtual benches' namespaces are by construction)"
