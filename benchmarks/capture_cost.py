@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
                       f"{max(summary_s):9.2f}", flush=True)  # fmt: skip
                 if cost > args.max_cost_pct:
                     failures.append(f"{name}: the capture cost {cost:.2f} % > {args.max_cost_pct:g} %")
-    return verdict(failures)
+    return verdict(failures, args.figures_only)
 
 
 def main() -> int:

@@ -12,11 +12,16 @@ from hil.errors import BenchError, DutError
 
 
 def parser(doc: str | None) -> argparse.ArgumentParser:
-    """A benchmark's options: --repeat, --duration and --quick (one repetition of 3 s)."""
+    """A benchmark's options: --repeat, --duration, --quick (one repetition of 3 s) and
+    --figures-only (a missed target printed, not the exit code's)."""
     p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--repeat", type=int, default=3, help="repetitions per case (default 3)")
     p.add_argument("--duration", type=float, default=5.0, help="seconds per test (default 5)")
     p.add_argument("--quick", action="store_true", help="1 repetition of 3 s (CI)")
+    p.add_argument(
+        "--figures-only", action="store_true",
+        help="print a missed target but exit 0 (the test command: a figure of this host's speed is not its gate)",
+    )  # fmt: skip
     return p
 
 
@@ -29,11 +34,12 @@ def parsed(p: argparse.ArgumentParser) -> argparse.Namespace:
     return args
 
 
-def verdict(failures: list[str]) -> int:
-    """Each missed target on a line of its own; the exit code: 1 when one was missed."""
+def verdict(failures: list[str], figures_only: bool = False) -> int:
+    """Each missed target on a line of its own; the exit code: 1 when one was missed, unless the run
+    asked for figures only."""
     for f in failures:
-        print(f"TARGET MISSED: {f}")
-    return 1 if failures else 0
+        print(f"TARGET MISSED{' (figures only: not gated)' if figures_only else ''}: {f}")
+    return 1 if failures and not figures_only else 0
 
 
 def run_benchmark(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:

@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             args.json.parent.mkdir(parents=True, exist_ok=True)
             args.json.write_text(json.dumps([asdict(r) for r in bench.rows], indent=2))
             print(f"figures written to {args.json}")
-    return verdict(failures)
+    return verdict(failures, args.figures_only)
 
 
 def main() -> int:

@@ -22,8 +22,9 @@ class Regression(AssertionError):
 
 class BenchFault(AssertionError):
     """The bench, not the DUT, set the numbers of a case and the DUT missed no threshold on its
-    own: a traffic generator below its offered rate, or a DUT emulated on the bench PC that
-    waited for a host core. Reported as a bench fault; self-test runs may xfail it
+    own: a traffic generator below its offered rate, a DUT emulated on the bench PC that waited
+    for a host core, or a bench PC whose links reordered the TCP segments they carried to it.
+    Reported as a bench fault; self-test runs may xfail it
     (--bench-fault xfail)."""
 
     def __init__(self, what: str) -> None:
@@ -33,6 +34,14 @@ class BenchFault(AssertionError):
 def generator_shortfall(cases: list[str]) -> str:
     what = ", ".join(cases)
     return f"the traffic generator could not reach the offered rate for {what}: those numbers do not describe the DUT"
+
+
+def reordered_on_the_bench(cases: list[str]) -> str:
+    return (
+        f"the DUT runs on the bench PC, whose links reordered the PC's TCP segments in {'; '.join(cases)}: a "
+        "cable does not reorder frames, the host's CPUs did, and the PC's retransmissions of segments the DUT "
+        "already held set those numbers"
+    )
 
 
 def host_starved(cases: list[str]) -> str:

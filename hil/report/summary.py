@@ -31,7 +31,7 @@ METRIC_NAMES = {
 FAILED = "FAIL"
 REGRESSED = "REGRESSION"  # within the thresholds, worse than the baseline run by more than the tolerance
 PASSED = "pass"
-BENCH_FAULTS = ("generator-limited", "host-starved")
+BENCH_FAULTS = ("generator-limited", "host-starved", "bench-reordered")
 
 
 @dataclass
@@ -49,7 +49,9 @@ class SummaryRow:
     criterion: str  # ">= 93", "<= 0.5", "" (none on this metric)
     margin: float | None  # in the metric's unit; positive inside the limit
     margin_pct: float | None  # of the limit
-    verdict: str  # pass | FAIL | REGRESSION | generator-limited | host-starved | info | no criterion | not checked
+    # pass | FAIL | REGRESSION | generator-limited | host-starved | bench-reordered | info | no criterion |
+    # not checked
+    verdict: str
     baseline: float | None = None  # the --baseline run's median of this metric
     baseline_limit: float | None = None  # the worst value the regression gate lets pass
     previous: float | None = None

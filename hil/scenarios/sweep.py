@@ -19,6 +19,7 @@ from hil.checks import (
     generator_shortfall,
     headline,
     host_starved,
+    reordered_on_the_bench,
     violations,
 )
 from hil.results.baseline import compare
@@ -30,6 +31,7 @@ from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
 from hil.wire.ledger import loss_ledger
 from hil.wire.reading import mss_reading
+from hil.wire.reordering import reordered_by_the_bench
 
 if TYPE_CHECKING:
     from hil.session import HilContext
@@ -167,15 +169,18 @@ def compare_with_baseline(hil: HilContext, scenario: str, rec: CaseRecord) -> No
 def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: str | None = None) -> None:
     """Checks every record of a scenario against its limits (all recorded first) and fails with
     one message listing every violation; then against the --baseline run (a regression, a DUT
-    failure too, raised when no threshold was missed). Two bench faults (BenchFault), raised only
+    failure too, raised when no threshold was missed). Three bench faults (BenchFault), raised only
     when the DUT missed no threshold on its own: a generator that missed its rate (the case is not
-    checked), and a DUT emulated on the bench PC that missed a threshold while it waited for a host
-    core beyond its limit (record.host_starved: the figures are in the message). With a `title`,
+    checked), a DUT emulated on the bench PC that missed a threshold while it waited for a host
+    core beyond its limit (record.host_starved: the figures are in the message), and a DUT on the
+    bench PC that missed one while the bench handed it the PC's TCP segments out of order, losing
+    none (hil.wire.reordering: the wire's figures are in the message). With a `title`,
     the case's title becomes it followed by every number against its criterion (hil.checks.case_title)."""
     problems: list[str] = []
     regressions: list[str] = []
     limited = [r.case for r in records if r.generator_limited]
     starved: list[str] = []
+    reordered: list[str] = []
     checked = [(rec, hil.thresholds.limits(scenario, rec.case)) for rec in records]
     for rec in records:
         compare_with_baseline(hil, scenario, rec)
@@ -195,6 +200,10 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
             hil.recorder.set_verdict(rec, "host-starved")
             starved.append(f"{rec.case} ({_cpu_figures(rec)}; {', '.join(found)})")
             continue
+        if found and (why := reordered_by_the_bench(rec.extra)) is not None and hil.dut.config.LOCAL:
+            hil.recorder.set_verdict(rec, "bench-reordered")
+            reordered.append(f"{rec.case} ({why}; {', '.join(found)})")
+            continue
         regressed = [str(c["why"]) for c in rec.baseline.values() if c.get("regressed")]
         hil.recorder.set_verdict(rec, "below threshold" if found else "regression" if regressed else "passed")
         explains = f" ({rec.extra['ledger_explains']})" if found and rec.extra.get("ledger_explains") else ""
@@ -202,12 +211,14 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
         regressions += regressed
     also = f" (generator-limited, not checked: {', '.join(limited)})" if limited else ""
     also += f" (missed while the DUT's host core was busy: {'; '.join(starved)})" if starved else ""
+    also += f" (missed while the bench reordered the PC's segments: {'; '.join(reordered)})" if reordered else ""
     if problems:  # a DUT that missed a threshold fails as such, whatever else happened
         worse = f"; also against the baseline: {'; '.join(regressions)}" if regressions else ""
         raise AssertionError(f"{BELOW_THRESHOLD}: " + "; ".join(problems) + worse + also)
     if regressions:  # within its thresholds, but worse than the known-good run by more than the tolerance
         raise Regression("; ".join(regressions) + also)
     faults = ([generator_shortfall(limited)] if limited else []) + ([host_starved(starved)] if starved else [])
+    faults += [reordered_on_the_bench(reordered)] if reordered else []
     if faults:
         raise BenchFault("; ".join(faults))
 

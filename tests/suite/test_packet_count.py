@@ -52,7 +52,7 @@ def test_iperf2s_closing_datagram_is_not_a_packet_sent() -> None:
 @pytest.mark.slow
 def test_the_count_passes_on_a_clean_link_and_fails_on_a_lossy_one(tmp_path: Path) -> None:
     """... and each count agrees with the PC's capture, and the lossy link's loss is placed on the
-    link in the loss ledger, within 10 % of what the injector dropped."""
+    link in the loss ledger, within 10 % (or 3 frames) of what the injector dropped."""
     clean = run_suite(tmp_path / "clean", "--profile", "quick", "-k", "ip1500", *CAPTURED, tests=COUNT)
     assert clean.returncode == 0, clean.stdout[-3000:]
     records = [json.loads(line) for line in (tmp_path / "clean" / "results.jsonl").read_text().splitlines()]
@@ -76,7 +76,9 @@ def test_the_count_passes_on_a_clean_link_and_fails_on_a_lossy_one(tmp_path: Pat
     assert re.search(r"count/udp-dut_rx-ip1500 .* below threshold", lossy.stdout), lossy.stdout[-3000:]
     for r in counted:  # the ledger puts the loss on the link: the injector's own drop counter
         ledger, injected = r["extra"]["ledger"], r["extra"]["wire"]["counters"]["link_loss"]["dropped"]
-        assert abs(ledger["link"]["lost"] - injected) <= 0.1 * injected, (r["case"], ledger, injected)
+        # the injector drops 2 % of every frame on the link, iperf's end-of-test datagrams and ARP among
+        # them, which the count does not number (a run placed 16 on the link where it dropped 18)
+        assert abs(ledger["link"]["lost"] - injected) <= max(3, 0.1 * injected), (r["case"], ledger, injected)
         assert ledger["unexplained"]["lost"] <= 0.1 * ledger["lost"], (r["case"], ledger)
         assert r["extra"]["capture_count"]["agrees"] is True, r["extra"]["capture_count"]
     print(f"lost on a 2 % lossy link, of 1000 each: {lost}; ledgers: {[r['extra']['ledger']['link'] for r in counted]}")

@@ -1,5 +1,5 @@
 """The regression gate end to end on the virtual bench: a baseline from one run (made with the one
-command), an unchanged second run passes it, and a run with the link shaped 10 % slower fails
+command), an unchanged second run passes it, and a run with the link shaped 20 % slower fails
 every baseline case as a regression - through the CI job (`./suite ci`), with the DUT-failure exit
 code, JUnit XML carrying the numbers and the report's summary showing measured vs baseline vs
 threshold - while the fixed thresholds alone pass it."""
@@ -21,17 +21,21 @@ from tests.support.child_suite import BASELINE, run_suite
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
 CASES = ("tcp-dut_tx", "tcp-dut_rx", "udp-dut_tx", "udp-dut_rx")
-# limits relative to the link's theory only: a link 10 % slower meets them as well as the full one
+# Limits relative to the link's theory only: a link 20 % slower meets them as well as the full one.
+# The margins are the host's: these runs are single 2-s trials on a DUT that shares the bench PC's
+# CPU (CI measured TCP at 96.97 % of a 90-Mbit/s link's theory where 97 % was the floor, and a
+# second run of the same build can land a few percent below the first), so the slower link is 20 %
+# slower and the tolerance 8 %: the gate's own arithmetic is what is tested, not this host's noise
 RELATIVE_THRESHOLDS = """profile: relative-only
 link_mbit: 100
 scenarios:
   baseline:
-    tcp-dut_tx: {min_efficiency_pct: 97}
-    tcp-dut_rx: {min_efficiency_pct: 97}
+    tcp-dut_tx: {min_efficiency_pct: 90}
+    tcp-dut_rx: {min_efficiency_pct: 90}
     udp-dut_tx: {min_efficiency_pct: 90, max_loss_pct: 0.5}
     udp-dut_rx: {min_efficiency_pct: 90, max_loss_pct: 0.5}
 regression:
-  default: {floor_pct: 3, k_sd: 2}
+  default: {floor_pct: 8, k_sd: 2}
 """
 
 
@@ -72,10 +76,13 @@ def test_baseline_gate_passes_an_unchanged_run_and_fails_a_slower_link_as_regres
     assert same.returncode == 0, same.stdout[-3000:]
     assert verdicts(tmp_path / "unchanged") == dict.fromkeys(CASES, "passed")
     props, failure = junit_cases(tmp_path / "u.xml")["tcp-dut_tx"]
-    assert failure is None and float(props["baseline/tcp-dut_tx/baseline_mbps"]) > 90, props
+    known_good = [json.loads(x) for x in (tmp_path / "known-good" / "results.jsonl").read_text().splitlines()]
+    median = next(r["median"] for r in known_good if r.get("case") == "tcp-dut_tx" and "median" in r)
+    assert failure is None, failure
+    assert float(props["baseline/tcp-dut_tx/baseline_mbps"]) == pytest.approx(median, rel=1e-3), props
 
     slower = tmp_path / "slower-link.yaml"
-    slower.write_text((PROJECT_ROOT / "bench/virtual.yaml").read_text().replace("rate_mbit: 100", "rate_mbit: 90"))
+    slower.write_text((PROJECT_ROOT / "bench/virtual.yaml").read_text().replace("rate_mbit: 100", "rate_mbit: 80"))
     out_dir = tmp_path / "slower"
     job = subprocess.run(
         ["./suite", "ci", "--bench", str(slower), "--results-dir", str(out_dir), "--baseline", str(baseline), "--",

@@ -43,7 +43,8 @@ def test_threshold_above_capacity_fails_as_below_threshold(tmp_path: Path) -> No
     result = allure_results(tmp_path)["tcp-dut_tx"]
     assert result["status"] == "failed" and "BELOW THRESHOLD" in result["statusDetails"]["message"]
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
-    assert records[0]["median"] > 90 and records[0]["verdict"] == "recorded"  # written before the check
+    # written before the check: a real transfer's number (its rate is the host's: above half the link)
+    assert records[0]["median"] > 47 and records[0]["verdict"] == "recorded"
     assert records[-1]["verdict"] == "below threshold"
 
 
