@@ -40,7 +40,8 @@ def add_options(add: Callable[..., object]) -> None:
         "--profile",
         choices=sorted(PROFILES),
         default="full",
-        help="quick: the whole matrix in minutes (CI); full: the seeds' durations and points (default)",
+        help="quick: the whole matrix in minutes (CI); full: the seeds' durations and points (default); "
+        "rfc2544: full with the capacity search's trials at RFC 2544's 60 s",
     )
     add("--repeat", type=int, default=None, help="repetitions per case, median asserted (default: profile)")
     add("--duration", type=float, default=None, help="seconds per traffic test (default: profile)")

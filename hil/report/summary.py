@@ -27,6 +27,12 @@ METRIC_NAMES = {
     "jitter_ms": "jitter",
     "late": "late packets",
     "outoforder": "out-of-order packets",
+    # the capacity search (RFC 9971): the case's mbps is the PDR's relevant lower bound
+    "ndr_mbps": "NDR (relevant lower bound)",
+    "ndr_upper_mbps": "NDR relevant upper bound",
+    "ndr_ct_mbps": "NDR conditional throughput",
+    "pdr_upper_mbps": "PDR relevant upper bound",
+    "pdr_ct_mbps": "PDR conditional throughput",
 }
 FAILED = "FAIL"
 REGRESSED = "REGRESSION"  # within the thresholds, worse than the baseline run by more than the tolerance

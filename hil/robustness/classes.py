@@ -630,7 +630,3 @@ def is_reserved_group(frame: bytes) -> bool:
     01:80:C2:00:00:00 (spanning-tree BPDUs) is not one of them here: a bridge that runs no spanning
     tree forwards BPDUs so that the bridges around it still see a loop (Linux with stp_state 0)."""
     return len(frame) >= 6 and frame[:5] == RESERVED_GROUP_PREFIX and 0x01 <= frame[5] <= 0x0F
-
-
-def class_counts(profile: str) -> dict[str, int]:
-    return {name: cls.counts.get(profile, cls.counts["quick"]) for name, cls in CLASSES.items()}

@@ -100,7 +100,7 @@ def test_suite_ci_argument_errors_come_before_the_set_up(tmp_path: Path) -> None
     (tmp_path / "taken").write_text("x\n")
     for args, expected in [
         (["--bench", str(tmp_path / "none.yaml")], "bench file"),
-        (["--bench", "bench/virtual.yaml", "--profile", "fast"], "--profile takes quick or full"),
+        (["--bench", "bench/virtual.yaml", "--profile", "fast"], "--profile takes quick, full or rfc2544"),
         (["--bench", "bench/virtual.yaml", "--results-dir", str(tmp_path / "taken")], "is a file, not a folder"),
         (["--bogus"], "unknown option --bogus"),
     ]:

@@ -1,8 +1,9 @@
-"""Model paths with known loss-free capacities, for the capacity search's self-tests and its
-benchmark (benchmarks/capacity_search.py). Each model is a trial function
-`model(rate_mbps, duration_s) -> Trial` as hil/scenarios/families/capacity.py builds one over iperf, and
-knows the true answer: `capacity_mbps(trial_s)`, the highest rate a full-length trial of
-`trial_s` carries with loss at or below the target. Rates are UDP goodput (payload) in Mbit/s.
+"""Model paths with known answers, for the NDR/PDR search's self-tests and its benchmark
+(benchmarks/capacity_search.py). Each model is a trial function
+`model(load_mbps, duration_s) -> Measurement` as hil/scenarios/families/capacity.py builds one over
+iperf, and knows the true answer: `capacity_mbps(trial_s, loss_pct)`, the highest load a
+full-length trial of `trial_s` carries with loss at or below `loss_pct` (the model's
+`target_pct` when not given; 0 is the no-drop rate). Rates are UDP goodput (payload) in Mbit/s.
 
 What a model does not have: per-datagram timing. The buffer models are fluid: a ring of B
 datagrams fills when the offered rate exceeds what the device forwards, so a short trial loses
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hil.scenarios.capacity_search import Trial
+from hil.scenarios.mlr_goals import Measurement
 from hil.theory import udp_goodput_mbps
 from hil.traffic.roles import GENERATOR_TOLERANCE
 
@@ -40,16 +41,20 @@ class Model:
     def _received(self, sent_mbps: float, duration_s: float) -> float:
         raise NotImplementedError
 
-    def capacity_mbps(self, trial_s: float) -> float | None:
-        """The true loss-free rate for trials of `trial_s` (None: the generator is the limit)."""
+    def capacity_mbps(self, trial_s: float, loss_pct: float | None = None) -> float | None:
+        """The true rate for trials of `trial_s` at `loss_pct` (None: the model's target; None
+        returned: the generator is the limit)."""
+        return self._capacity(trial_s, self.target_pct if loss_pct is None else loss_pct)
+
+    def _capacity(self, trial_s: float, loss_pct: float) -> float | None:
         raise NotImplementedError
 
-    def __call__(self, rate_mbps: float, duration_s: float) -> Trial:
-        sent = min(rate_mbps, self.generator_mbps, self.line_mbps)
+    def __call__(self, load_mbps: float, duration_s: float) -> Measurement:
+        sent = min(load_mbps, self.generator_mbps, self.line_mbps)
         received = min(sent, self._received(sent, duration_s))
-        loss = round(100.0 * (sent - received) / sent, 9) if sent > 0 else 0.0  # no float dust
-        limited = sent < GENERATOR_TOLERANCE * rate_mbps
-        return Trial(rate_mbps, sent, received, loss, limited, loss <= self.target_pct and not limited)
+        loss = round((sent - received) / sent, 11) if sent > 0 else 0.0  # no float dust
+        limited = sent < GENERATOR_TOLERANCE * load_mbps
+        return Measurement(load_mbps, duration_s, sent, received, loss, limited)
 
 
 @dataclass
@@ -70,9 +75,9 @@ class PacketRateLimit(Model):
     def _received(self, sent_mbps: float, duration_s: float) -> float:
         return self.rate_mbps + self._ring_mbit() / duration_s
 
-    def capacity_mbps(self, trial_s: float) -> float | None:
+    def _capacity(self, trial_s: float, loss_pct: float) -> float | None:
         # loss (sent - received) / sent <= target  <=>  sent <= received / (1 - target)
-        return min(self.line_mbps, (self.rate_mbps + self._ring_mbit() / trial_s) / (1 - self.target_pct / 100))
+        return min(self.line_mbps, (self.rate_mbps + self._ring_mbit() / trial_s) / (1 - loss_pct / 100))
 
 
 @dataclass
@@ -91,8 +96,8 @@ class BitRateLimit(Model):
         bucket_goodput_mbit = self.bucket_bytes * 8 / 1e6 * self.rate_mbps / self.wire_mbps
         return self.rate_mbps + bucket_goodput_mbit / duration_s
 
-    def capacity_mbps(self, trial_s: float) -> float | None:
-        return min(self.line_mbps, self._received(0.0, trial_s) / (1 - self.target_pct / 100))
+    def _capacity(self, trial_s: float, loss_pct: float) -> float | None:
+        return min(self.line_mbps, self._received(0.0, trial_s) / (1 - loss_pct / 100))
 
 
 @dataclass
@@ -111,11 +116,11 @@ class BurstDrop(Model):
             return sent_mbps
         return sent_mbps - self.drop_share * (sent_mbps - self.onset_mbps)
 
-    def capacity_mbps(self, trial_s: float) -> float | None:
+    def _capacity(self, trial_s: float, loss_pct: float) -> float | None:
         # drop_share x (1 - onset / r) = target
-        if self.drop_share <= self.target_pct / 100:
+        if self.drop_share <= loss_pct / 100:
             return self.line_mbps  # it never loses as much as the target
-        return min(self.line_mbps, self.onset_mbps / (1 - self.target_pct / 100 / self.drop_share))
+        return min(self.line_mbps, self.onset_mbps / (1 - loss_pct / 100 / self.drop_share))
 
 
 @dataclass
@@ -142,8 +147,8 @@ class NoisyLimit(Model):
         lost = max(0, round((sent_mbps - limit) * duration_s / datagram_mbit))
         return sent_mbps * (sent - lost) / sent if sent else 0.0
 
-    def capacity_mbps(self, trial_s: float) -> float | None:
-        return min(self.line_mbps, self.limit_mbps / (1 - self.target_pct / 100))
+    def _capacity(self, trial_s: float, loss_pct: float) -> float | None:
+        return min(self.line_mbps, self.limit_mbps / (1 - loss_pct / 100))
 
 
 @dataclass
@@ -157,8 +162,8 @@ class GeneratorShort(Model):
     def _received(self, sent_mbps: float, duration_s: float) -> float:
         return min(sent_mbps, self.path_mbps)
 
-    def capacity_mbps(self, trial_s: float) -> float | None:
-        carried = min(self.line_mbps, self.path_mbps / (1 - self.target_pct / 100))
+    def _capacity(self, trial_s: float, loss_pct: float) -> float | None:
+        carried = min(self.line_mbps, self.path_mbps / (1 - loss_pct / 100))
         return None if self.generator_mbps < GENERATOR_TOLERANCE * carried else carried
 
 

@@ -1,10 +1,13 @@
-"""Loss-free UDP capacity search, per datagram length and direction: the highest offered rate
-whose loss stays at or below the target (the case's max_loss_pct in the threshold profile,
-0.1 % when it gives none), to 0.5 % of the rate found (hil/scenarios/capacity_search.py: bounds and
-estimates from what each trial received, short trials while the interval is wide, full-length
-ones - the profile's capacity_trial_s - to confirm), with the generator's achieved rate checked
-on every trial. (The thesis found these rates by hand: 64 B 4.1, 100 B 6.4, 500 B 32, 1448 B
-90 Mbit/s.)"""
+"""The UDP rates a path carries without loss and with little, per datagram length and direction:
+the no-drop rate (NDR, loss ratio 0) and the partial-drop rate (PDR, the case's max_loss_pct in the
+threshold profile, 0.5 % when it gives none) in one search, as RFC 9971 (MLRsearch) defines them
+(hil/scenarios/mlr_goals.py: the search goals, load classification, relevant bounds, conditional
+throughput; hil/scenarios/mlrsearch.py: which load next), with the generator's achieved rate
+checked on every trial. The goals' final trials last the profile's capacity_trial_s (RFC 2544's
+60 s in the `rfc2544` profile; 1.5 s in `quick`, 5 s in `full`: shorter than the RFC, said in
+every case's title and trial table). The case's number is the PDR's relevant lower bound, the
+NDR's and both conditional throughputs beside it. (The thesis found these rates by hand: 64 B 4.1,
+100 B 6.4, 500 B 32, 1448 B 90 Mbit/s.)"""
 
 from __future__ import annotations
 
@@ -16,10 +19,12 @@ import allure
 from hil.checks import criteria
 from hil.directions import direction_name
 from hil.results.recorder import make_record
-from hil.scenarios.capacity_search import SearchResult, Trial, goal_met, search
 from hil.scenarios.charts import limit_line, search_chart, sweep_chart
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, THROUGHPUT, UDP, ScenarioShape
+from hil.scenarios.mlr_goals import Bound, Measurement, SearchGoal, classify, relevant_bounds
+from hil.scenarios.mlrsearch import NDR, PDR, MlrResult, mlr_search
+from hil.scenarios.profiles import DEFAULT_PDR_LOSS_PCT
 from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.stats import summarize
 from hil.theory import udp_goodput_mbps
@@ -28,33 +33,66 @@ from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficSpec, run_traffic
 if TYPE_CHECKING:
     from hil.session import HilContext
 
-DEFAULT_LOSS_TARGET_PCT = 0.1
-# The model paths of tests/support/capacity_models.py need at most 6 trials
+# The model paths of tests/support/capacity_models.py need at most 6 trials for both goals
 # (benchmarks/capacity_search.py). A real path can be noisier than any of them: on a busy 2-core
 # host at 64/100-byte datagrams (full profile) the loss wandered between 0.1 and 3 % from trial
-# to trial and the generator fell short now and then (each repeat a trial), and 8 trials ended
-# without a confirmed rate. The cap is a safety net, not the target.
+# to trial and the generator fell short now and then (each repeat a trial). The cap is a safety
+# net, not the target.
 MAX_TRIALS = 12
+# the NDR is recorded, not gated: once the PDR is found, it gets trials up to this many in all
+# (the emulated board loses a few datagrams at any load: its NDR has no lower bound to find)
+NDR_TRIALS = 8
+RFC2544_TRIAL_S = 60.0
+MARK = {Bound.LOWER: "L", Bound.UPPER: "U", Bound.UNDECIDED: "?"}
 
 
-def trials_table(res: SearchResult) -> str:
-    """Every trial in order with its length and the bounds the search held after it (Mbit/s)."""
-    lines = [
-        f"{'#':>2s} {'len s':>5s} {'offered':>9s} {'sent':>9s} {'received':>9s} {'loss %':>8s} "
-        f"{'verdict':17s} {'lo':>9s} {'hi':>9s}"
-    ]
-    for i, t in enumerate(res.trials, 1):
-        verdict = "generator-limited" if t.generator_limited else ("pass" if t.passed else "fail")
+def bounds_after_each_trial(res: MlrResult, goal: SearchGoal) -> list[tuple[float | None, float | None]]:
+    """The goal's relevant bounds after each trial, replayed from the trial log."""
+    by_load: dict[float, list[Measurement]] = {}
+    out = []
+    for load, t in res.counted():
+        by_load.setdefault(load, []).append(t)
+        out.append(relevant_bounds(by_load, goal))
+    return out
+
+
+def trials_table(res: MlrResult) -> str:
+    """The goals' attributes, every trial in order with its length and each goal's class of its
+    load after it, and each goal's result (Mbit/s)."""
+    lines = [g.goal.attributes() for g in res.goals]
+    if res.goals and res.goals[0].goal.final_trial_s < RFC2544_TRIAL_S:
         lines.append(
-            f"{i:2d} {t.duration_s:5.2f} {t.offered_mbps:9.3f} {t.sent_mbps:9.3f} {t.received_mbps:9.3f} "
-            f"{t.loss_pct:8.4f} {verdict:17s} {t.lo_mbps:9.3f} {t.hi_mbps:9.3f}"
+            f"(final trials shorter than RFC 2544's {RFC2544_TRIAL_S:g} s: the run profile's; "
+            "`--profile rfc2544` runs the RFC's)"
         )
-    found = "none" if res.rate_mbps is None else f"{res.rate_mbps:.3f} Mbit/s"
-    goal = "" if goal_met(res) or not res.confirmed else f", goal of 0.5 % not met: up to {res.hi_mbps:.3f}"
+    names = [g.goal.name for g in res.goals]
     lines.append(
-        f"found {found} ({'confirmed' if res.confirmed else 'not confirmed'}{goal}"
-        f"{', generator-limited' if res.generator_limited else ''}) in {len(res.trials)} trials, "
-        f"{res.total_trial_s:.1f} s of traffic"
+        f"{'#':>2s} {'len s':>5s} {'load':>9s} {'sent':>9s} {'received':>9s} {'loss %':>8s} {'generator':9s} "
+        + " ".join(f"{n:>5s}" for n in names)
+    )
+    by_load: dict[float, list[Measurement]] = {}
+    for i, (at, t) in enumerate(zip(res.counted_at, res.trials, strict=True), 1):
+        load = t.load_mbps if at is None else at
+        if at is not None:
+            by_load.setdefault(at, []).append(t)
+        marks = " ".join(f"{MARK[classify(by_load[at], g.goal)] if at is not None else 'rep':>5s}" for g in res.goals)
+        lines.append(
+            f"{i:2d} {t.duration_s:5.2f} {load:9.3f} {t.sent_mbps:9.3f} {t.forwarding_mbps:9.3f} "
+            f"{100 * t.loss_ratio:8.4f} {'short' if t.generator_limited else 'ok':9s} {marks}"
+        )
+    lines.append(
+        "(L: the load is a lower bound of the goal, U: an upper bound, ?: undecided; "
+        "rep: repeated, the generator fell short)"
+    )
+    for g in res.goals:
+        fmt = lambda v: "none" if v is None else f"{v:.3f}"  # noqa: E731
+        lines.append(
+            f"{g.goal.name}: relevant lower bound {fmt(g.lower_mbps)}, upper bound {fmt(g.upper_mbps)}, conditional "
+            f"throughput {fmt(g.conditional_mbps)} Mbit/s ({g.status})"
+        )
+    lines.append(
+        f"{len(res.trials)} trials, {res.total_trial_s:.1f} s of traffic"
+        + (", generator-limited: the tester's ceiling, not the path's" if res.generator_limited else "")
     )
     return "\n".join(lines)
 
@@ -83,54 +121,60 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
     named = hil.direction(direction)
     case = f"{named}-l{length}"
     limits = hil.thresholds.limits(scenario, case)
-    target = DEFAULT_LOSS_TARGET_PCT if limits.max_loss_pct is None else limits.max_loss_pct
-    allure.dynamic.feature("loss-free UDP capacity search")
+    pdr_loss = DEFAULT_PDR_LOSS_PCT if limits.max_loss_pct is None else limits.max_loss_pct
+    goals = hil.profile.capacity_goals(pdr_loss)
+    allure.dynamic.feature("UDP no-drop and partial-drop rates (RFC 9971)")
     allure.dynamic.story(f"capacity {named}")
-    allure.dynamic.title(f"capacity/{case}: loss-free UDP rate, loss target {target:g} %")
+    allure.dynamic.title(f"capacity/{case}: NDR and PDR (loss <= {pdr_loss:g} %)")
     start = time.time()
 
-    def trial(rate: float, duration_s: float) -> Trial:
-        spec = TrafficSpec("udp", direction, duration_s, length=length, rate_mbps=rate)  # type: ignore[arg-type]
+    def trial(load: float, duration_s: float) -> Measurement:
+        spec = TrafficSpec("udp", direction, duration_s, length=length, rate_mbps=load)  # type: ignore[arg-type]
         r = run_traffic(spec, hil.pc_side, hil.far_end, hil.far_end.generator)
-        limited = r.sender_mbps < GENERATOR_TOLERANCE * rate
-        loss = r.loss_pct or 0.0
-        return Trial(rate, r.sender_mbps, r.receiver_mbps, loss, limited, loss <= target and not limited)
+        limited = r.sender_mbps < GENERATOR_TOLERANCE * load
+        loss = (r.loss_pct or 0.0) / 100
+        return Measurement(load, duration_s, r.sender_mbps, r.receiver_mbps, loss, limited)
 
-    res = search(trial, theory, hil.profile.capacity_trial_s, target, max_trials=MAX_TRIALS)
+    res = mlr_search(trial, goals, theory, max_trials=MAX_TRIALS, gated=PDR, after_gated_trials=NDR_TRIALS)
     attach_text(f"{case}: trials", trials_table(res))
-    found = res.rate_mbps or 0.0
+    ndr, pdr = res.goal(NDR), res.goal(PDR)
+    found = pdr.lower_mbps or 0.0
     rec = make_record(scenario, case, hil.dut.config.name, summarize([found]), theory)
-    passing = [t for t in res.trials if t.passed]
-    rec.loss_pct = max((t.loss_pct for t in passing), default=None)
+    at_pdr = [t for load, t in res.counted() if load == pdr.lower_mbps]
+    rec.loss_pct = max((100 * t.loss_ratio for t in at_pdr), default=None)
     rec.generator_limited = res.generator_limited
     rec.traffic_s = round(res.total_trial_s, 3)
+    for g, key in ((ndr, "ndr"), (pdr, "pdr")):
+        for what, value in (("mbps", g.lower_mbps), ("upper_mbps", g.upper_mbps), ("ct_mbps", g.conditional_mbps)):
+            if value is not None:
+                rec.measured[f"{key}_{what}"] = round(value, 4)
     rec.extra.update(
         x=length,
         trials=len(res.trials),
         trial_s=round(res.total_trial_s, 3),
-        confirmed=res.confirmed,
-        goal_met=goal_met(res),
-        upper_bound_mbps=round(res.hi_mbps, 4),
-        loss_target_pct=target,
-        # offered, sent, received, loss %, length s, verdict, lo and hi after the trial
-        trial_log=[
-            [
-                round(t.offered_mbps, 4),
-                round(t.sent_mbps, 3),
-                round(t.received_mbps, 3),
-                round(t.loss_pct, 4),
-                t.duration_s,
-                "generator-limited" if t.generator_limited else ("pass" if t.passed else "fail"),
-                round(t.lo_mbps, 4),
-                round(t.hi_mbps, 4),
-            ]
-            for t in res.trials
-        ],
+        goals={g.goal.name: g.goal.attributes() for g in res.goals},
+        results={
+            g.goal.name: {
+                "status": g.status,
+                "lower_mbps": g.lower_mbps,
+                "upper_mbps": g.upper_mbps,
+                "conditional_mbps": g.conditional_mbps,
+            }
+            for g in res.goals
+        },
+        loss_target_pct=pdr_loss,
+        # load, sent, received, loss %, length s, generator short, then each goal's class of the load after it
+        trial_log=_trial_log(res),
     )
     hil.recorder.record(rec, start, time.time())
+    short = f", {goals[0].final_trial_s:g}-s trials" if goals[0].final_trial_s < RFC2544_TRIAL_S else ""
+    ndr_text = "none" if ndr.lower_mbps is None else f"{ndr.lower_mbps:.2f}"
+    if not ndr.regular and ndr.status != "max load is a lower bound":  # said, not gated: no threshold checks it
+        upper = "" if ndr.upper_mbps is None else f", upper bound {ndr.upper_mbps:.2f}"
+        ndr_text += f" ({ndr.status}{upper})"
     allure.dynamic.title(
-        f"capacity/{case}: {found:.2f} Mbit/s loss-free (<= {target:g} %) = {rec.efficiency_pct or 0:.1f} % of "
-        f"{theory:.2f} in {len(res.trials)} trials; {criteria(rec.metrics(), limits)}"
+        f"capacity/{case}: PDR {found:.2f} Mbit/s (loss <= {pdr_loss:g} %) = {rec.efficiency_pct or 0:.1f} % of "
+        f"{theory:.2f}, NDR {ndr_text}, in {len(res.trials)} trials{short}; {criteria(rec.metrics(), limits)}"
     )
     if length == hil.profile.capacity_lengths[-1]:
         _attach_direction_charts(hil, named)
@@ -138,25 +182,47 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
     check(hil, scenario, [rec])
 
 
+def _trial_log(res: MlrResult) -> list[list[object]]:
+    """Per counted trial: load, sent, received, loss %, length s, generator short, then per goal
+    [class of the load after it, relevant lower bound, relevant upper bound]."""
+    by_load: dict[float, list[Measurement]] = {}
+    log: list[list[object]] = []
+    bounds = {g.goal.name: bounds_after_each_trial(res, g.goal) for g in res.goals}
+    for i, (load, t) in enumerate(res.counted()):
+        by_load.setdefault(load, []).append(t)
+        row: list[object] = [round(load, 4), round(t.sent_mbps, 3), round(t.forwarding_mbps, 3),
+                             round(100 * t.loss_ratio, 4), t.duration_s, t.generator_limited]  # fmt: skip
+        for g in res.goals:
+            lo, hi = bounds[g.goal.name][i]
+            row.append([MARK[classify(by_load[load], g.goal)], lo, hi])
+        log.append(row)
+    return log
+
+
 def _attach_direction_charts(hil: HilContext, direction: str) -> None:
-    """The direction's (as case ids name it) lengths measured in this run: the loss-free rate against length, and every
-    search's trials with their bounds (from the records' trial logs)."""
+    """The direction's (as case ids name it) lengths measured in this run: the PDR and NDR against
+    length, and every search's trials with the PDR's bounds (from the records' trial logs)."""
     records = sorted(hil.recorder.latest("capacity", f"{direction}-"), key=lambda r: float(r.extra["x"]))  # type: ignore[arg-type]
     targets = sorted({float(r.extra["loss_target_pct"]) for r in records})  # type: ignore[arg-type]
     bounds = [(float(r.extra["x"]), hil.thresholds.limits("capacity", r.case).bounds()) for r in records]  # type: ignore[arg-type]
+    pdr = f"PDR (loss <= {'/'.join(f'{x:g}' for x in targets)} %)"
+    ndr = [(float(r.extra["x"]), r.measured["ndr_mbps"]) for r in records if "ndr_mbps" in r.measured]  # type: ignore[arg-type]
     attach_png(
-        f"capacity {direction}: loss-free rate vs length",
+        f"capacity {direction}: NDR and PDR vs length",
         sweep_chart(
-            f"UDP {direction}: highest rate with loss <= {'/'.join(f'{x:g}' for x in targets)} %",
+            f"UDP {direction}: no-drop and partial-drop rates (RFC 9971)",
             "datagram length (bytes)",
-            {direction: [(float(r.extra["x"]), r.median) for r in records]},  # type: ignore[arg-type]
+            {pdr: [(float(r.extra["x"]), r.median) for r in records], "NDR (no loss)": ndr},  # type: ignore[arg-type]
             theory=[(float(r.extra["x"]), r.theory or 0.0) for r in records],  # type: ignore[arg-type]
             threshold=limit_line(bounds, "min", "mbps"),
             min_efficiency=limit_line(bounds, "min", "efficiency_pct"),
         ),
     )
-    panels = {
-        f"{r.extra['x']} B": [(t[0], t[5] == "pass", t[6], t[7]) for t in r.extra["trial_log"]]  # type: ignore[attr-defined]
+    panels = {  # the PDR's: a trial that lost no more than its loss ratio passed
+        f"{r.extra['x']} B": [
+            (t[0], t[3] <= float(r.extra["loss_target_pct"]) and not t[5], t[7][1] or 0.0, t[7][2] or r.theory or t[0])  # type: ignore[index,arg-type]
+            for t in r.extra["trial_log"]  # type: ignore[attr-defined]
+        ]
         for r in records
     }
     found = {f"{r.extra['x']} B": (r.median if r.median > 0 else None) for r in records}
@@ -164,6 +230,9 @@ def _attach_direction_charts(hil: HilContext, direction: str) -> None:
     attach_png(
         f"capacity {direction}: trials and bounds",
         search_chart(
-            f"UDP {direction}: offered rate per trial, bounds after it", panels, found, loss_target_pct=loss_targets
+            f"UDP {direction}: offered load per trial, the PDR's relevant bounds after it",
+            panels,
+            found,
+            loss_target_pct=loss_targets,
         ),
     )

@@ -78,7 +78,7 @@ class PacketCount:
     default_limits: ClassVar = {"count": {"default": {"max_lost": 0}}}
 
     def cases(self, bench: BenchFacts) -> list[Case]:
-        sizes, packets = POINTS[bench.profile.name]
+        sizes, packets = POINTS[bench.profile.points_name]
         return [
             Case(self, f"count/{proto}-{direction_name(d, bench.in_path)}-ip{n}", CountPoint(proto, d, n, packets),
                  needs=frozenset({"client_amount"}) if d == "dut_tx" else frozenset())
@@ -169,7 +169,7 @@ def capture_agreement(seen: WireSeen, hil: HilContext, point: CountPoint, port: 
 def chart_loss_by_size(hil: HilContext, point: CountPoint) -> None:
     """After a direction's largest size: its loss against the IP datagram size (the WLAN study's
     finding: loss grows with size when a fast sender overruns a slow receiver)."""
-    sizes, _ = POINTS[hil.profile.name]
+    sizes, _ = POINTS[hil.profile.points_name]
     if point.ip_size != max(sizes):
         return
     direction = f"{point.proto}-{hil.direction(point.direction)}"

@@ -232,7 +232,7 @@ class Robustness:
         packets = axis_points(PACKETS_AXIS, profile)
         out = []
         for i, name in enumerate(names):
-            count = int(packets[0]) if packets else CLASSES[name].counts[profile.name]  # type: ignore[call-overload]
+            count = int(packets[0]) if packets else CLASSES[name].counts[profile.points_name]  # type: ignore[call-overload]
             point = RobustnessPoint(name, count, pps, build, last=i == len(names) - 1)
             out.append(Case(self, f"{SCENARIO}/{name}", point, skip=skip, own_builds=own))
         return out

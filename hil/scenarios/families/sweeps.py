@@ -422,7 +422,7 @@ for _family in FAMILIES:  # in this order in a run
 
 def axis_points(axis: Axis, profile: Profile) -> tuple[object, ...]:
     """An axis's points in a run: the command line's, else the definition's for the profile."""
-    return profile.sweeps.get(axis.field) or axis.points[profile.name]
+    return profile.sweeps.get(axis.field) or axis.points[profile.points_name]
 
 
 def sweep_points(profile: Profile, families: Iterable[Family] = FAMILIES, in_path: bool = False) -> list[SweepPoint]:
