@@ -34,6 +34,23 @@ def udp_goodput_mbps(link_mbps: float, payload: int) -> float:
     return link_mbps * payload / _wire_bytes(payload + IPV4_HEADER + UDP_HEADER)
 
 
+def udp_frame_bytes(payload: int) -> int:
+    """The Ethernet frame (MAC header to FCS, RFC 2544's frame size) that carries a UDP datagram of
+    `payload` bytes: 1448 -> 1494, 18 -> 64 (the minimum frame)."""
+    if payload <= 0:
+        raise ValueError("payload must be positive")
+    return max(payload + UDP_HEADER + IPV4_HEADER, ETHERNET_MIN_PAYLOAD) + 14 + 4
+
+
+def frame_rate_fps(link_mbps: float, frame_bytes: int) -> float:
+    """The medium's theoretical frame rate for frames of `frame_bytes` (RFC 2544's frame size, MAC
+    header to FCS) back to back: each also takes preamble + SFD (8 bytes) and the gap (12). On
+    100BASE-TX: 148,810 frames/s at 64 bytes, 8,127 at 1518."""
+    if frame_bytes < 64 or link_mbps <= 0:
+        raise ValueError("frames are at least 64 bytes and the link rate positive")
+    return link_mbps * 1e6 / (8 * (frame_bytes + 8 + 12))
+
+
 def efficiency_pct(measured_mbps: float, theoretical_mbps: float) -> float:
     return 100.0 * measured_mbps / theoretical_mbps
 

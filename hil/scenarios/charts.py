@@ -295,6 +295,11 @@ def search_chart(
         target = (loss_target_pct or {}).get(name)
         at = f" at loss <= {target:g} %" if target is not None else ""
         head = f"{name}: found {rate:.3f} {_unit(ylabel)}{at}" if rate else f"{name}: no rate found{at}"
+        if not trials:  # nothing measured for this one: said, not drawn
+            for ax in axes[:, col]:
+                ax.text(0.5, 0.5, "no trial", ha="center", va="center", transform=ax.transAxes)
+                ax.set_title(head, fontsize=9)
+            continue
         for row, ax in enumerate(axes[:, col]):
             ax.step(steps, [*hi, hi[-1]] if hi else [], where="post", color="tab:red", alpha=0.7, label="upper bound")
             ax.step(steps, [*lo, lo[-1]] if lo else [], where="post", color="tab:green", alpha=0.7, label="lower bound")

@@ -164,3 +164,12 @@ def test_search_chart_states_the_rate_found_and_the_loss_target(figures):
     assert "64 B: no rate found at loss <= 0.1 %" in titles
     top = fig.axes[0]
     assert top.get_ylim()[1] > 95.6 * 1.05  # the highest trial is off the frame
+
+
+def test_search_chart_says_when_a_search_counted_no_trial(figures):
+    """A generator short of its first load twice: the search stops with nothing counted."""
+    png = search_chart("capacity", {"1448 B": [], "500 B": [(88.3, True, 88.3, 88.3)]}, {"1448 B": None, "500 B": 88.3})
+    assert png.startswith(PNG)
+    (fig,) = figures
+    assert "1448 B: no rate found" in [ax.get_title() for ax in fig.axes]
+    assert "no trial" in [t.get_text() for ax in fig.axes for t in ax.texts]

@@ -1,7 +1,14 @@
 import pytest
 
 from hil.stats import summarize
-from hil.theory import efficiency_pct, tcp_goodput_mbps, udp_goodput_mbps, window_limited_goodput_mbps
+from hil.theory import (
+    efficiency_pct,
+    frame_rate_fps,
+    tcp_goodput_mbps,
+    udp_frame_bytes,
+    udp_goodput_mbps,
+    window_limited_goodput_mbps,
+)
 
 pytestmark = pytest.mark.selftest
 
@@ -16,6 +23,21 @@ def test_udp_goodput_and_padding():
     assert udp_goodput_mbps(100, 1472) == pytest.approx(100 * 1472 / 1538)
     # an 18-byte payload is padded to the 46-byte Ethernet minimum
     assert udp_goodput_mbps(100, 18) == pytest.approx(100 * 18 / (46 + 38))
+
+
+@pytest.mark.parametrize(
+    ("frame", "fps"),  # RFC 2544 appendix A.1's maximum frame rates for 10 Mb/s Ethernet, x 10
+    [(64, 148_810), (128, 84_459), (256, 45_290), (512, 23_496), (1024, 11_973), (1280, 9_615), (1518, 8_127)],
+)
+def test_rfc2544_frame_rates_on_100base_tx(frame: int, fps: int):
+    assert frame_rate_fps(100, frame) == pytest.approx(fps, abs=1)
+
+
+def test_udp_datagrams_frame_sizes():
+    assert udp_frame_bytes(1448) == 1494 and udp_frame_bytes(1472) == 1518 and udp_frame_bytes(18) == 64
+    assert udp_frame_bytes(1) == 64  # padded to the minimum frame
+    # a frame's goodput at its theoretical rate is the UDP goodput formula's
+    assert frame_rate_fps(100, udp_frame_bytes(500)) * 500 * 8 / 1e6 == pytest.approx(udp_goodput_mbps(100, 500))
 
 
 def test_bad_inputs_are_rejected():

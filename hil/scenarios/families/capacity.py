@@ -27,7 +27,7 @@ from hil.scenarios.mlrsearch import NDR, PDR, MlrResult, mlr_search
 from hil.scenarios.profiles import DEFAULT_PDR_LOSS_PCT
 from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.stats import summarize
-from hil.theory import udp_goodput_mbps
+from hil.theory import frame_rate_fps, udp_frame_bytes, udp_goodput_mbps
 from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficSpec, run_traffic
 
 if TYPE_CHECKING:
@@ -47,11 +47,13 @@ MARK = {Bound.LOWER: "L", Bound.UPPER: "U", Bound.UNDECIDED: "?"}
 
 
 def bounds_after_each_trial(res: MlrResult, goal: SearchGoal) -> list[tuple[float | None, float | None]]:
-    """The goal's relevant bounds after each trial, replayed from the trial log."""
+    """The goal's relevant bounds after each trial (a generator's repeat too), replayed from the
+    trial log."""
     by_load: dict[float, list[Measurement]] = {}
     out = []
-    for load, t in res.counted():
-        by_load.setdefault(load, []).append(t)
+    for load, t in zip(res.counted_at, res.trials, strict=True):
+        if load is not None:
+            by_load.setdefault(load, []).append(t)
         out.append(relevant_bounds(by_load, goal))
     return out
 
@@ -148,8 +150,14 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
         for what, value in (("mbps", g.lower_mbps), ("upper_mbps", g.upper_mbps), ("ct_mbps", g.conditional_mbps)):
             if value is not None:
                 rec.measured[f"{key}_{what}"] = round(value, 4)
+    frame = udp_frame_bytes(length)
+    fps = {g.goal.name: round(g.lower_mbps * 1e6 / (8 * length)) for g in res.goals if g.lower_mbps is not None}
     rec.extra.update(
         x=length,
+        # RFC 2544's units: the frame size (MAC header to FCS) and frames per second
+        frame_bytes=frame,
+        theory_fps=round(frame_rate_fps(hil.link_mbit, frame)),
+        fps=fps,
         trials=len(res.trials),
         trial_s=round(res.total_trial_s, 3),
         goals={g.goal.name: g.goal.attributes() for g in res.goals},
@@ -172,9 +180,11 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
     if not ndr.regular and ndr.status != "max load is a lower bound":  # said, not gated: no threshold checks it
         upper = "" if ndr.upper_mbps is None else f", upper bound {ndr.upper_mbps:.2f}"
         ndr_text += f" ({ndr.status}{upper})"
+    frames = f"{fps.get(PDR, 0):,} of {rec.extra['theory_fps']:,} frames/s at {frame} B"
     allure.dynamic.title(
         f"capacity/{case}: PDR {found:.2f} Mbit/s (loss <= {pdr_loss:g} %) = {rec.efficiency_pct or 0:.1f} % of "
-        f"{theory:.2f}, NDR {ndr_text}, in {len(res.trials)} trials{short}; {criteria(rec.metrics(), limits)}"
+        f"{theory:.2f} ({frames}), NDR {ndr_text}, in {len(res.trials)} trials{short}; "
+        f"{criteria(rec.metrics(), limits)}"
     )
     if length == hil.profile.capacity_lengths[-1]:
         _attach_direction_charts(hil, named)
@@ -183,18 +193,21 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
 
 
 def _trial_log(res: MlrResult) -> list[list[object]]:
-    """Per counted trial: load, sent, received, loss %, length s, generator short, then per goal
-    [class of the load after it, relevant lower bound, relevant upper bound]."""
+    """Per trial: load, sent, received, loss %, length s, generator short, then per goal [class of
+    the load after it ("rep": a trial the generator's repeat replaced, counted nowhere), relevant
+    lower bound, relevant upper bound]."""
     by_load: dict[float, list[Measurement]] = {}
     log: list[list[object]] = []
     bounds = {g.goal.name: bounds_after_each_trial(res, g.goal) for g in res.goals}
-    for i, (load, t) in enumerate(res.counted()):
-        by_load.setdefault(load, []).append(t)
-        row: list[object] = [round(load, 4), round(t.sent_mbps, 3), round(t.forwarding_mbps, 3),
-                             round(100 * t.loss_ratio, 4), t.duration_s, t.generator_limited]  # fmt: skip
+    for i, (at, t) in enumerate(zip(res.counted_at, res.trials, strict=True)):
+        if at is not None:
+            by_load.setdefault(at, []).append(t)
+        row: list[object] = [round(t.load_mbps if at is None else at, 4), round(t.sent_mbps, 3),
+                             round(t.forwarding_mbps, 3), round(100 * t.loss_ratio, 4), t.duration_s,
+                             t.generator_limited]  # fmt: skip
         for g in res.goals:
             lo, hi = bounds[g.goal.name][i]
-            row.append([MARK[classify(by_load[load], g.goal)], lo, hi])
+            row.append(["rep" if at is None else MARK[classify(by_load[at], g.goal)], lo, hi])
         log.append(row)
     return log
 
