@@ -170,18 +170,19 @@ def mlr_search(
             break
         if max_trials - len(result.trials) <= RESERVED_TRIALS:
             nominations = [n for n in nominations if n[2].goal.name == gated] or nominations
-        load, duration, state, kind = min(nominations, key=lambda n: (n[0], -n[1]))
-        before = relevant_bounds(by_load, state.goal)
+        load, duration, _, _ = min(nominations, key=lambda n: (n[0], -n[1]))
+        chosen = [(n[2], n[3], relevant_bounds(by_load, n[2].goal)[0]) for n in nominations if n[0] == load]
         if not measure(load, duration):
             break
-        bound = classify(by_load.get(load, []), state.goal)
-        if kind == "estimate":
-            state.misses = state.misses + 1 if bound is Bound.UPPER else 0
-            state.failed_probe = load if bound is Bound.UPPER else None
-        elif kind == "above" and bound is Bound.LOWER:
-            state.trust = False  # the estimate was too low and more is open above: bisect from here on
-        if before[0] is None and bound is Bound.UPPER:
-            state.steps_down += 1
+        for state, kind, lower_before in chosen:  # every goal that nominated this load learns from it
+            bound = classify(by_load.get(load, []), state.goal)
+            if kind == "estimate":
+                state.misses = state.misses + 1 if bound is Bound.UPPER else 0
+                state.failed_probe = load if bound is Bound.UPPER else None
+            elif kind == "above" and bound is Bound.LOWER:
+                state.trust = False  # the estimate was too low and more is open above: bisect from here on
+            if lower_before is None and bound is Bound.UPPER:
+                state.steps_down += 1
     return _finish(result, by_load, goals, max_mbps)
 
 

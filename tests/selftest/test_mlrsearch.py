@@ -315,3 +315,26 @@ def test_a_loss_that_hardly_grows_with_the_load_places_no_estimate_below_zero() 
     ndr = r.goal("NDR")
     assert ndr.lower_mbps is not None and ndr.upper_mbps is not None
     assert 35.8 <= ndr.lower_mbps <= 36.0 < ndr.upper_mbps and ndr.regular, (ndr, [t.load_mbps for t in r.trials])
+
+
+def test_a_noisy_start_does_not_walk_the_search_up_one_width_at_a_time() -> None:
+    """Clean-clone run 29, DUT -> PC at 500 B on a host that kept the DUT off its core: the
+    first trials lost 0.8-12 % (noise, not the path), the estimates fell 3 % short of the rate the
+    path carried, and the goals stepped up from them one width at a time (10 trials). A step
+    above an estimate that passes ends that goal's estimates (for every goal that nominated the
+    load): each goal steps above once, then bisects."""
+    noisy_first = [(0.9584, 0.00812), (0.8492, 0.119507), (0.9442, 0.027724)]  # received / load, loss
+    calls = []
+
+    def starved(load: float, duration_s: float) -> Measurement:
+        calls.append(load)
+        if len(calls) <= len(noisy_first):
+            share, loss = noisy_first[len(calls) - 1]
+            return Measurement(load, duration_s, load, share * load, loss)
+        loss = 0.0 if load <= 80.2 else 0.02
+        return Measurement(load, duration_s, load, load * (1 - loss), loss)
+
+    r = mlr_search(starved, QUICK.capacity_goals(PDR_PCT), 88.3392, gated="PDR")
+    pdr = r.goal("PDR")
+    assert pdr.lower_mbps is not None and 80.2 * 0.99 <= pdr.lower_mbps <= 80.2, calls
+    assert len(r.trials) <= 9, calls
