@@ -6,6 +6,7 @@ files, and cleanup after a normal run and after Ctrl-C.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
@@ -168,7 +169,7 @@ def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path
     thresholds.write_text("profile: lossy\nscenarios:\n  stress-stress:\n    default: {max_loss_pct: 3}\n")
     proc = run_suite(
         # loss accounting is checked here: a burst a busy PC sent late is not (xfail, numbers recorded)
-        tmp_path, "-m", "stress", "-k", "not patient", "--profile", "quick", "--stream-duration", "60",
+        tmp_path, "-m", "stress", "-k", "not patient", "--profile", "quick", "--stream-duration", "20",
         "--bench", str(bench), "--thresholds", str(thresholds), "--bench-fault", "xfail",
         timeout=240, tests="tests/hil",
     )  # fmt: skip
@@ -181,8 +182,10 @@ def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path
     extra, sent = totals[-1]["extra"], totals[-1]["measured"]["sent"]
     reported = totals[-1]["loss_pct"]
     print(f"reported {reported:.3f} %, injector dropped {extra['injected_pct']:.3f} % of {sent:.0f} packets")
-    assert abs(reported - extra["injected_pct"]) <= 0.3
-    assert abs(reported - 1.0) <= 0.3
+    assert abs(reported - extra["injected_pct"]) <= 0.3  # the suite's accounting: what the injector dropped
+    # the injector's own rate: 1 % of `sent` packets, within 4 standard deviations of the binomial
+    # (20 s of the stress streams: about 3,400 packets, +-0.68 points; 60 s took a minute of the test command)
+    assert abs(reported - 1.0) <= 4 * 100 * math.sqrt(0.01 * 0.99 / sent), (reported, sent)
 
 
 @pytest.mark.parametrize("policy", ["fail", "xfail"])

@@ -29,6 +29,8 @@ from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.stats import summarize
 from hil.theory import frame_rate_fps, udp_frame_bytes, udp_goodput_mbps
 from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficSpec, run_traffic
+from hil.wire.spacing import Spacing, spacing_of
+from hil.wire.watch import WireSeen
 
 if TYPE_CHECKING:
     from hil.session import HilContext
@@ -43,6 +45,9 @@ MAX_TRIALS = 12
 # (the emulated board loses a few datagrams at any load: its NDR has no lower bound to find)
 NDR_TRIALS = 8
 RFC2544_TRIAL_S = 60.0
+# a stream whose gaps at the DUT's input were this often under half the even gap is said to come
+# in clumps (the bench's pacing): RFC 2544 offers evenly spaced frames
+CLUMPED_SAY_PCT = 10.0
 MARK = {Bound.LOWER: "L", Bound.UPPER: "U", Bound.UNDECIDED: "?"}
 
 
@@ -58,9 +63,10 @@ def bounds_after_each_trial(res: MlrResult, goal: SearchGoal) -> list[tuple[floa
     return out
 
 
-def trials_table(res: MlrResult) -> str:
-    """The goals' attributes, every trial in order with its length and each goal's class of its
-    load after it, and each goal's result (Mbit/s)."""
+def trials_table(res: MlrResult, spacings: list[Spacing | None] | None = None) -> str:
+    """The goals' attributes, every trial in order with its length, each goal's class of its load
+    after it and (with `spacings`, one per trial) the gaps of its datagrams at the DUT's input, and
+    each goal's result (Mbit/s)."""
     lines = [g.goal.attributes() for g in res.goals]
     if res.goals and res.goals[0].goal.final_trial_s < RFC2544_TRIAL_S:
         lines.append(
@@ -71,6 +77,7 @@ def trials_table(res: MlrResult) -> str:
     lines.append(
         f"{'#':>2s} {'len s':>5s} {'load':>9s} {'sent':>9s} {'received':>9s} {'loss %':>8s} {'generator':9s} "
         + " ".join(f"{n:>5s}" for n in names)
+        + ("  gap us: even median p95 clumped %" if spacings is not None else "")
     )
     by_load: dict[float, list[Measurement]] = {}
     for i, (at, t) in enumerate(zip(res.counted_at, res.trials, strict=True), 1):
@@ -78,14 +85,27 @@ def trials_table(res: MlrResult) -> str:
         if at is not None:
             by_load.setdefault(at, []).append(t)
         marks = " ".join(f"{MARK[classify(by_load[at], g.goal)] if at is not None else 'rep':>5s}" for g in res.goals)
+        gaps = ""
+        if spacings is not None:
+            sp = spacings[i - 1] if i - 1 < len(spacings) else None
+            gaps = (
+                "  (not captured)"
+                if sp is None
+                else (f"  {sp.even_gap_us:7.1f} {sp.median_gap_us:7.1f} {sp.p95_gap_us:7.1f} {sp.clumped_pct:7.1f}")
+            )
         lines.append(
             f"{i:2d} {t.duration_s:5.2f} {load:9.3f} {t.sent_mbps:9.3f} {t.forwarding_mbps:9.3f} "
-            f"{100 * t.loss_ratio:8.4f} {'short' if t.generator_limited else 'ok':9s} {marks}"
+            f"{100 * t.loss_ratio:8.4f} {'short' if t.generator_limited else 'ok':9s} {marks}{gaps}"
         )
     lines.append(
         "(L: the load is a lower bound of the goal, U: an upper bound, ?: undecided; "
         "rep: repeated, the generator fell short)"
     )
+    if spacings is not None:
+        lines.append(
+            "(gap: between the offered datagrams where they enter the DUT, from the capture on the generator's side; "
+            "even: at the offered rate; clumped: gaps under half the even one)"
+        )
     for g in res.goals:
         fmt = lambda v: "none" if v is None else f"{v:.3f}"  # noqa: E731
         lines.append(
@@ -130,15 +150,20 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
     allure.dynamic.title(f"capacity/{case}: NDR and PDR (loss <= {pdr_loss:g} %)")
     start = time.time()
 
+    spacings: list[Spacing | None] = []  # per trial: the gaps at the DUT's input (None: not captured)
+    into_dut = _dut_input(hil, direction)
+
     def trial(load: float, duration_s: float) -> Measurement:
         spec = TrafficSpec("udp", direction, duration_s, length=length, rate_mbps=load)  # type: ignore[arg-type]
+        window = hil.wire.window(sides=(into_dut[0],)) if hil.wire is not None and into_dut else None
         r = run_traffic(spec, hil.pc_side, hil.far_end, hil.far_end.generator)
+        spacings.append(_spacing(window.close(), into_dut, load, length) if window is not None and into_dut else None)
         limited = r.sender_mbps < GENERATOR_TOLERANCE * load
         loss = (r.loss_pct or 0.0) / 100
         return Measurement(load, duration_s, r.sender_mbps, r.receiver_mbps, loss, limited)
 
     res = mlr_search(trial, goals, theory, max_trials=MAX_TRIALS, gated=PDR, after_gated_trials=NDR_TRIALS)
-    attach_text(f"{case}: trials", trials_table(res))
+    attach_text(f"{case}: trials", trials_table(res, spacings if into_dut else None))
     ndr, pdr = res.goal(NDR), res.goal(PDR)
     found = pdr.lower_mbps or 0.0
     rec = make_record(scenario, case, hil.dut.config.name, summarize([found]), theory)
@@ -152,6 +177,14 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
                 rec.measured[f"{key}_{what}"] = round(value, 4)
     frame = udp_frame_bytes(length)
     fps = {g.goal.name: round(g.lower_mbps * 1e6 / (8 * length)) for g in res.goals if g.lower_mbps is not None}
+    # the spacing of the stream that set the PDR: its last trial at the PDR's relevant lower bound
+    at_pdr_spacing = next(
+        (sp for at, sp in reversed(list(zip(res.counted_at, spacings, strict=False))) if at == pdr.lower_mbps and sp),
+        None,
+    )
+    if into_dut:
+        rec.extra["spacing"] = [None if sp is None else sp.as_fields() for sp in spacings]
+        rec.extra["pdr_spacing"] = None if at_pdr_spacing is None else at_pdr_spacing.as_fields()
     rec.extra.update(
         x=length,
         # RFC 2544's units: the frame size (MAC header to FCS) and frames per second
@@ -181,6 +214,12 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
         upper = "" if ndr.upper_mbps is None else f", upper bound {ndr.upper_mbps:.2f}"
         ndr_text += f" ({ndr.status}{upper})"
     frames = f"{fps.get(PDR, 0):,} of {rec.extra['theory_fps']:,} frames/s at {frame} B"
+    clumped = at_pdr_spacing is not None and at_pdr_spacing.clumped_pct > CLUMPED_SAY_PCT
+    if clumped and at_pdr_spacing and pdr.status != "max load is a lower bound":  # below line rate: the pacing, said
+        frames += (
+            f"; the bench delivered that stream in clumps ({at_pdr_spacing.clumped_pct:.0f} % of gaps under half the "
+            f"even {at_pdr_spacing.even_gap_us:.0f} us): the PDR may be the bench's pacing, not the device's"
+        )
     allure.dynamic.title(
         f"capacity/{case}: PDR {found:.2f} Mbit/s (loss <= {pdr_loss:g} %) = {rec.efficiency_pct or 0:.1f} % of "
         f"{theory:.2f} ({frames}), NDR {ndr_text}, in {len(res.trials)} trials{short}; "
@@ -190,6 +229,30 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
         _attach_direction_charts(hil, named)
     assert len(res.trials) <= MAX_TRIALS, f"capacity search took more than {MAX_TRIALS} trials: {len(res.trials)}"
     check(hil, scenario, [rec])
+
+
+def _dut_input(hil: HilContext, direction: str) -> tuple[str, str, str] | None:
+    """(capture side, source, destination) of the offered stream where it enters the DUT: the PC's
+    side towards the DUT (or towards the peer through it), the peer's side from the peer through a
+    DUT in the path; None where the DUT itself generates the stream (or nothing is captured)."""
+    if hil.wire is None:
+        return None
+    near, far = hil.wire.near, hil.wire.far
+    if direction == "dut_rx":
+        into = ("pc", near, far)
+    elif hil.in_path:
+        into = ("peer", far, near)
+    else:
+        return None
+    return into if into[0] in hil.wire.running else None  # that side captured in this case
+
+
+def _spacing(seen: WireSeen, into_dut: tuple[str, str, str], load: float, length: int) -> Spacing | None:
+    side, src, dst = into_dut
+    summary = seen.summaries.get(side)
+    flows = [f for f in summary.udp_flows if (f.src, f.dst) == (src, dst)] if summary is not None else []
+    stream = max(flows, key=lambda f: f.datagrams, default=None)
+    return spacing_of(stream.times, load, length) if stream is not None else None
 
 
 def _trial_log(res: MlrResult) -> list[list[object]]:
