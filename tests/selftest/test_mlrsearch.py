@@ -260,16 +260,19 @@ def test_a_noisy_path_under_goals_with_an_exceed_ratio_measures_a_load_again() -
 
 
 def test_the_gated_goal_gets_the_last_trials() -> None:
-    """A path whose no-drop rate the losses hide (0.2 % at any load above 50, none below): with
-    few trials left the PDR still finishes."""
+    """A path whose losses do not grow with the load (none up to 50 Mbit/s, 0.2 % up to 70, 2 %
+    above): no estimate, both goals bisect, and the NDR's loads are the lower ones, so it would
+    be measured first every time. With 7 trials the last 3 go to the PDR: its bounds close in
+    around 70 (without the reservation they stayed at 58-86 Mbit/s)."""
 
-    def vague(load: float, duration_s: float) -> Measurement:
-        loss = 0.0 if load <= 50.0 else 0.002
+    def steps(load: float, duration_s: float) -> Measurement:
+        loss = 0.0 if load <= 50.0 else (0.002 if load <= 70.0 else 0.02)
         return Measurement(load, duration_s, load, load * (1 - loss), loss)
 
-    r = mlr_search(vague, QUICK.capacity_goals(PDR_PCT), 95.64, max_trials=5, gated="PDR")
-    assert r.goal("PDR").status == "max load is a lower bound" and r.goal("PDR").lower_mbps == 95.64
-    assert len(r.trials) <= 5
+    r = mlr_search(steps, QUICK.capacity_goals(PDR_PCT), 95.64, max_trials=7, gated="PDR")
+    pdr = r.goal("PDR")
+    assert len(r.trials) == 7 and pdr.lower_mbps is not None and pdr.upper_mbps is not None
+    assert 65.0 <= pdr.lower_mbps <= 70.0 < pdr.upper_mbps <= 75.0, pdr
 
 
 def test_bad_arguments() -> None:
@@ -321,8 +324,9 @@ def test_a_noisy_start_does_not_walk_the_search_up_one_width_at_a_time() -> None
     """Clean-clone run 29, DUT -> PC at 500 B on a host that kept the DUT off its core: the
     first trials lost 0.8-12 % (noise, not the path), the estimates fell 3 % short of the rate the
     path carried, and the goals stepped up from them one width at a time (10 trials). A step
-    above an estimate that passes ends that goal's estimates (for every goal that nominated the
-    load): each goal steps above once, then bisects."""
+    above an estimate that passes ends that goal's estimates: each goal steps above once, then
+    bisects. (The two goals' steps differ by a hair here, so this does not test that one
+    measured load teaches every goal that nominated it.)"""
     noisy_first = [(0.9584, 0.00812), (0.8492, 0.119507), (0.9442, 0.027724)]  # received / load, loss
     calls = []
 
