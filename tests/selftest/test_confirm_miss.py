@@ -83,3 +83,30 @@ def test_an_inconclusive_confirmation_leaves_the_first_miss_standing(tmp_path: P
         confirm_miss(hil, "baseline", _first_miss(hil), starved)  # type: ignore[arg-type]
     assert not isinstance(failed.value, BenchFault)
     assert "median 70.45 Mbit/s" in str(failed.value) and "confirmation trial was inconclusive" in str(failed.value)
+
+
+def _pings(hil: SimpleNamespace, p99s: tuple[float, float]) -> list[CaseRecord]:
+    """The latency case's two records (both directions), each with its p99."""
+    records = []
+    for case, p99 in zip(("pc_to_dut", "dut_to_pc"), p99s, strict=True):
+        rec = make_record("latency", case, "d", summarize([0.1, 0.12, p99]), None, unit="ms")
+        rec.measured["p99_ms"] = p99
+        hil.recorder.record(rec, 0.0, 1.0)
+        records.append(rec)
+    return records
+
+
+def test_a_case_of_two_records_is_confirmed_on_both(tmp_path: Path) -> None:
+    """The latency case records both directions; one slow ping of the host sets the p99 of 20
+    (clean-clone run 32: 8.23 ms against 5, median 0.115): both are measured once more."""
+    hil = _hil(tmp_path)
+    hil.thresholds = ThresholdProfile.model_validate(
+        {"profile": "p", "scenarios": {"latency": {"default": {"max_p99_ms": 5}}}}
+    )
+    with pytest.raises(AssertionError) as first:
+        check(hil, "latency", _pings(hil, (8.23, 0.2)))  # type: ignore[arg-type]
+    with pytest.raises(BenchFault, match=r"not reproduced: latency/pc_to_dut: p99_ms 8.230 ms > threshold 5"):
+        confirm_miss(hil, "latency", first.value, lambda: _pings(hil, (0.3, 0.2)))  # type: ignore[arg-type]
+    with pytest.raises(AssertionError, match=r"confirmed by a second trial: latency/dut_to_pc") as confirmed:
+        confirm_miss(hil, "latency", first.value, lambda: _pings(hil, (0.3, 6.0)))  # type: ignore[arg-type]
+    assert not isinstance(confirmed.value, BenchFault)
