@@ -4,11 +4,15 @@ file names, run in the DUT namespace with the two port names as `$1` (PC side) a
 side): a `setup` command run once (e.g. a Linux bridge of the kernel) and/or a `program` that
 forwards while it runs (a user's own emulator or simulator). Its health is judged from the
 traffic alone: the PC pings the peer through it before every case; a program that exited is a
-DUT fault, and the next case starts it again ("flashing" a black box starts its program)."""
+DUT fault, and the next case starts it again ("flashing" a black box starts its program). Both
+commands see `$HIL_ROOT`, the project's root (e.g. the RFC 2544 family's model device,
+tester/build/modelbox); a `reset` command, where the bench file gives one, resets the device for
+RFC 6201's reset time, with `$PROGRAM_PID` the program's process id."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -23,6 +27,7 @@ from hil.dut.kinds import register_kind
 from hil.dut.local import virtual_topology
 from hil.dut.section import KindSection
 from hil.errors import DutError
+from hil.paths import PROJECT_ROOT
 from hil.plumbing.in_path import InPathMode, InPathTopology
 from hil.plumbing.proc import start_logged, stop_process
 
@@ -42,6 +47,9 @@ class BlackBoxConfig(KindSection):
     setup: str | None = None  # run once when the bench is up; must exit 0
     program: str | None = None  # runs while the DUT is up; its exit is a DUT fault
     setup_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    # resets the device (RFC 6201's reset time): a shell command run in the DUT namespace with
+    # $PROGRAM_PID the program's process id, e.g. `kill -USR1 "$PROGRAM_PID"`
+    reset: str | None = None
 
     @model_validator(mode="after")
     def _something_forwards(self) -> BlackBoxConfig:
@@ -77,9 +85,21 @@ class BlackBoxDut(ConsolelessDut):
         if self.cfg.program:
             argv = [*self.topology.exec_prefix(self.topology.dut_ns), "sh", "-c", self.cfg.program, "sh",
                     *self.topology.ports]  # fmt: skip
-            self._proc = start_logged(argv, self.workdir / "black-box.log", "black-box DUT program")
+            env = {**os.environ, "HIL_ROOT": str(PROJECT_ROOT)}
+            self._proc = start_logged(argv, self.workdir / "black-box.log", "black-box DUT program", env=env)
         self.current_config = config or self.default_config
         self.flash_count += 1
+
+    @property
+    def can_reset(self) -> bool:
+        return self.cfg.reset is not None
+
+    def reset_device(self) -> None:
+        """Runs the bench file's `reset` command (RFC 6201's reset); the program must still run."""
+        if self.cfg.reset is None:
+            raise DutError(f"DUT {self.cfg.name}: the bench file gives no `reset` command")
+        env = {"HIL_ROOT": str(PROJECT_ROOT), "PROGRAM_PID": str(self.pid or "")}
+        self.topology.run_in_dut(self.cfg.reset, 10.0, env=env)
 
     def alive(self) -> bool:
         if self.cfg.program:

@@ -253,14 +253,17 @@ class InPathTopology:
         port = PORT_PC if side == "pc" else PORT_PEER
         _run(["ip", "-n", self.dut_ns, "link", "set", port, "up" if up else "down"])
 
-    def run_in_dut(self, command: str, timeout_s: float = 30.0) -> subprocess.CompletedProcess[str]:
+    def run_in_dut(
+        self, command: str, timeout_s: float = 30.0, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """Runs a shell command in the DUT namespace with the ports as ``$1`` (p0, PC side) and
         ``$2`` (p1, peer side), e.g. the black box's own bridge:
-        ``ip link add br0 type bridge && ip link set "$1" master br0 && ...``. A failure is a
-        BenchError naming its output."""
+        ``ip link add br0 type bridge && ip link set "$1" master br0 && ...``; `env` adds to the
+        environment. A failure is a BenchError naming its output."""
         argv = [*self.exec_prefix(self.dut_ns), "sh", "-c", command, "sh", *self.ports]
+        full_env = {**os.environ, **env} if env else None
         try:
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False, env=full_env)
         except subprocess.TimeoutExpired:
             raise BenchError(f"command in the DUT namespace did not finish within {timeout_s:g} s: {command}") from None
         if proc.returncode != 0:

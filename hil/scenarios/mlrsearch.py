@@ -16,7 +16,8 @@ what every trial measured, as the suite's single-target search did:
   above a path's capacity (slope 1 for a hard rate limit, less for a small buffer that drops part
   of each burst). The line through the lowest high-loss trial and the highest one that lost more
   (or slope 1 with one) gives an estimate `e`; the goal nominates `e` less half its width, and
-  once a lower bound sits there, one width above it (the upper bound that closes the interval).
+  once a lower bound sits there, one width above it (the upper bound that closes the interval;
+  should that be a lower bound too, four widths above it, then sixteen, then it bisects).
   An estimate that fails in a row widens the step below it fourfold (unless the next estimate
   moved well below the failed one: a line through two trials instead of one's slope 1). Without a usable estimate
   the goal bisects (geometrically), or with no lower bound yet searches down from its upper
@@ -26,7 +27,9 @@ what every trial measured, as the suite's single-target search did:
 * The generator: a trial whose generator fell short of the load is repeated once; if it falls
   short again and the path lost no more than the smallest goal loss ratio of what was sent, the
   search stops as generator-limited (the tester's ceiling, not the DUT's); if the path lost more,
-  the trial counts at the rate it did send.
+  the trial counts at the rate it did send. With `count_short_lossy` (a generator whose shortfall
+  is gaps, never catch-up bursts), a short trial that lost more than any goal allows counts at
+  once, and places estimates like any other.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from hil.scenarios.mlr_goals import (
     relevant_bounds,
 )
 
+STEPS_UP = 3  # steps above the estimate (1, 4, 16 widths) before the search bisects instead
 RESERVED_TRIALS = 3  # the last trials of a search that is running out go to its gated goal
 LOAD_DIGITS = 4
 # a lost rate that grows by less than 1 % of the added load (the emulated board's FIFO losing a few
@@ -106,6 +110,7 @@ class _Goal:
     goal: SearchGoal
     misses: int = 0
     steps_down: int = 0
+    steps_up: int = 0  # "above" loads that turned out lower bounds in a row: the next step is 4x wider
     trust: bool = True  # estimates from the lost rate (off once one proved too low)
     failed_probe: float | None = None  # the last estimate's load that turned out an upper bound
 
@@ -119,6 +124,7 @@ def mlr_search(
     generator_retries: int = 1,
     gated: str | None = None,
     after_gated_trials: int | None = None,
+    count_short_lossy: bool = False,
 ) -> MlrResult:
     """`trial(load_mbps, duration_s)` measures one trial. The first trial offers `max_mbps` (the
     medium's theoretical rate for the frame size); `min_mbps` (default 0.1 % of it) is the lowest
@@ -126,7 +132,10 @@ def mlr_search(
     `RESERVED_TRIALS` go to the `gated` goal while it still nominates (the one a threshold checks);
     once it is done, the others get trials up to `after_gated_trials` in all (None: up to
     `max_trials`), so that a goal a threshold does not check cannot stretch a run (a loss that
-    does not depend on the load leaves a no-drop rate no lower bound)."""
+    does not depend on the load leaves a no-drop rate no lower bound). `count_short_lossy`: a
+    trial whose generator fell short and whose path lost more than any goal allows counts at once
+    at the rate it sent, and places estimates (a generator that falls short by leaving gaps, never
+    by bursting to catch up: the frame tester's)."""
     if not goals:
         raise ValueError("a search needs at least one goal")
     if max_mbps <= 0 or max_trials < 1:
@@ -136,6 +145,7 @@ def mlr_search(
     result = MlrResult([], max_mbps=max_mbps)
     states = [_Goal(g) for g in goals]
     smallest_loss = min(g.loss_ratio for g in goals)
+    largest_loss = max(g.loss_ratio for g in goals)
 
     def measure(load: float, duration: float) -> bool:
         """One trial and its generator repeats; False when the search must stop."""
@@ -146,7 +156,7 @@ def mlr_search(
             t = trial(load, duration)
             result.trials.append(t)
             result.counted_at.append(None)
-            if not t.generator_limited:
+            if not t.generator_limited or (count_short_lossy and t.loss_ratio > largest_loss):
                 break
         assert t is not None
         if t.generator_limited:
@@ -162,7 +172,9 @@ def mlr_search(
     if not measure(round(max_mbps, LOAD_DIGITS), max(g.shortest_s for g in goals)):
         return _finish(result, by_load, goals, max_mbps)
     while len(result.trials) < max_trials:
-        nominations = [n for s in states if (n := _nominate(s, by_load, max_mbps, floor)) is not None]
+        nominations = [
+            n for s in states if (n := _nominate(s, by_load, max_mbps, floor, count_short_lossy)) is not None
+        ]
         if not nominations:
             break
         gated_done = gated is not None and all(n[2].goal.name != gated for n in nominations)
@@ -180,14 +192,19 @@ def mlr_search(
                 state.misses = state.misses + 1 if bound is Bound.UPPER else 0
                 state.failed_probe = load if bound is Bound.UPPER else None
             elif kind == "above" and bound is Bound.LOWER:
-                state.trust = False  # the estimate was too low and more is open above: bisect from here on
+                # the estimate was a little low: step up again, four times wider; after
+                # STEPS_UP such steps it was far too low: bisect from here on
+                state.steps_up += 1
+                state.trust = state.steps_up < STEPS_UP
+            elif kind == "above":
+                state.steps_up = 0
             if lower_before is None and bound is Bound.UPPER:
                 state.steps_down += 1
     return _finish(result, by_load, goals, max_mbps)
 
 
 def _nominate(
-    s: _Goal, by_load: dict[float, list[Measurement]], max_mbps: float, floor: float
+    s: _Goal, by_load: dict[float, list[Measurement]], max_mbps: float, floor: float, count_short_lossy: bool
 ) -> tuple[float, float, _Goal, str] | None:
     """The goal's next (load, duration, goal, why: "estimate", "above" or "other"), or None when
     it is done."""
@@ -206,7 +223,7 @@ def _nominate(
     if undecided:
         return (undecided[0], g.final_trial_s, s, "other")
     duration = g.final_trial_s if lo is not None else g.shortest_s
-    est = _estimate(by_load, g) if s.trust else None
+    est = _estimate(by_load, g, count_short_lossy) if s.trust else None
     below_hi = hi * (1 - g.width / 2)
     if est is not None:
         # an estimate that moved well below the one that failed is a new estimate (two trials'
@@ -215,7 +232,7 @@ def _nominate(
         probe = min(est, hi) * (1 - g.width / 2 * 4 ** (0 if moved else s.misses))
         if lo is not None and lo >= probe * (1 - g.width / 4):
             # the lower bound already sits at the estimate: the upper bound one width above it
-            above = lo / (1 - 0.98 * g.width)
+            above = lo / (1 - min(0.5, 0.98 * g.width * 4**s.steps_up))
             if above < below_hi:
                 return (_snap(above), duration, s, "above")
         elif (lo or floor) < probe < below_hi and not _near(probe, by_load, g.width / 4):
@@ -235,14 +252,14 @@ def _near(load: float, by_load: dict[float, list[Measurement]], rel: float) -> b
     return any(abs(load - x) <= rel * x for x in by_load)
 
 
-def _estimate(by_load: dict[float, list[Measurement]], g: SearchGoal) -> float | None:
+def _estimate(by_load: dict[float, list[Measurement]], g: SearchGoal, count_short_lossy: bool) -> float | None:
     """Where the lost rate meets the goal's loss ratio, from the high-loss full-or-short trials:
     the line through the lowest one and the highest that lost more (slope 1 with one)."""
     pts = sorted(
         (t.sent_mbps, t.sent_mbps * t.loss_ratio)
         for trials in by_load.values()
         for t in trials
-        if t.loss_ratio > g.loss_ratio and not t.generator_limited
+        if t.loss_ratio > g.loss_ratio and (count_short_lossy or not t.generator_limited)
     )
     if not pts:
         return None

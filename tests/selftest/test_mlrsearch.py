@@ -342,3 +342,47 @@ def test_a_noisy_start_does_not_walk_the_search_up_one_width_at_a_time() -> None
     pdr = r.goal("PDR")
     assert pdr.lower_mbps is not None and 80.2 * 0.99 <= pdr.lower_mbps <= 80.2, calls
     assert len(r.trials) <= 9, calls
+
+
+def test_a_path_that_forwards_less_when_overloaded_is_found_in_few_trials() -> None:
+    """A queue at 20,000 frames/s (the RFC 2544 family's model device, 64-byte frames): far above
+    its rate it forwards a little less than its rate (the queue's own overhead), so the estimate
+    from the first trial is a little low and the step above it is a lower bound too. The next
+    step is four times wider, not a bisection of the whole range (which took the PDR 10 trials on
+    the model device)."""
+    capacity = 10.24  # Mbit/s of 64-byte frames: 20,000 frames/s
+
+    def queue(load: float, duration_s: float) -> Measurement:
+        received = load if load <= capacity else capacity if load < 2 * capacity else 0.99 * capacity
+        return Measurement(load, duration_s, load, received, (load - received) / load)
+
+    goals = QUICK.capacity_goals(PDR_PCT)
+    r = mlr_search(queue, goals, 69.1)
+    ndr, pdr = r.goal("NDR"), r.goal("PDR")
+    assert ndr.regular and pdr.regular, (ndr, pdr)
+    assert ndr.lower_mbps is not None and pdr.lower_mbps is not None
+    assert capacity * 0.995 <= ndr.lower_mbps <= capacity
+    true_pdr = capacity / (1 - PDR_PCT / 100)
+    assert true_pdr * 0.99 <= pdr.lower_mbps <= true_pdr
+    assert len(r.trials) <= 7, [round(x.load_mbps, 3) for x in r.trials]
+
+
+def test_a_tester_short_at_the_max_load_counts_its_lossy_trial_at_once() -> None:
+    """The frame tester at 64 B on a busy host reaches 87 % of its calibrated ceiling; the path
+    behind it (a queue at 20,000 frames/s) loses 85 % of what it sent. That trial says where the
+    path's rate is: counted at the rate sent, no repeat, estimates from it (count_short_lossy)."""
+    capacity, reach = 10.24, 63.4
+
+    def short_tester(load: float, duration_s: float) -> Measurement:
+        sent = min(load, reach)
+        received = min(sent, capacity)
+        return Measurement(load, duration_s, sent, received, (sent - received) / sent, sent < 0.97 * load)
+
+    goals = QUICK.capacity_goals(PDR_PCT)
+    r = mlr_search(short_tester, goals, 72.66, count_short_lossy=True)
+    assert r.counted_at[0] == reach  # the first trial counted at once, at the rate sent
+    ndr = r.goal("NDR")
+    assert ndr.regular and ndr.lower_mbps is not None and capacity * 0.995 <= ndr.lower_mbps <= capacity
+    assert len(r.trials) <= 6, [round(x.load_mbps, 3) for x in r.trials]
+    slow = mlr_search(short_tester, goals, 72.66)  # without: repeated, and no estimate from it
+    assert slow.counted_at[0] is None and len(slow.trials) > len(r.trials)

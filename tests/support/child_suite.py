@@ -66,6 +66,7 @@ def leftovers(pid: int, results: Path, iperf_before: set[str]) -> list[str]:
     found = [ns for ns in list_namespaces() if ns.startswith(f"hil-{pid}-")]
     found += [f"DUT process {pid}" for pid in dut_processes(results)]
     found += sorted(iperf_processes() - iperf_before)
+    found += [f"frame tester {p}" for p in pgrep("-a", "-x", "frametester|modelbox")]  # (the RFC 2544 family's)
     captures = CAPTURE_ROOT / f"run-{pid}"  # its captures: tcpdump and files gone with the run
     found += [f"tcpdump {p}" for p in pgrep("-f", f"tcpdump .*{captures}/")]
     found += [str(captures)] if captures.exists() else []

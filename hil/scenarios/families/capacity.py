@@ -21,10 +21,11 @@ from hil.directions import direction_name
 from hil.results.recorder import make_record
 from hil.scenarios.charts import limit_line, search_chart, sweep_chart
 from hil.scenarios.contract import BenchFacts, Case, register
+from hil.scenarios.families.sweeps import Axis, axis_points
 from hil.scenarios.metrics import DIRECTION, THROUGHPUT, UDP, ScenarioShape
 from hil.scenarios.mlr_goals import Bound, Measurement, SearchGoal, classify, relevant_bounds
 from hil.scenarios.mlrsearch import NDR, PDR, MlrResult, mlr_search
-from hil.scenarios.profiles import DEFAULT_PDR_LOSS_PCT
+from hil.scenarios.profiles import DEFAULT_PDR_LOSS_PCT, FULL, QUICK, Profile
 from hil.scenarios.sweep import attach_png, attach_text, check
 from hil.stats import summarize
 from hil.theory import frame_rate_fps, udp_frame_bytes, udp_goodput_mbps
@@ -119,6 +120,33 @@ def trials_table(res: MlrResult, spacings: list[Spacing | None] | None = None) -
     return "\n".join(lines)
 
 
+def _datagram_lengths(text: str) -> tuple[object, ...]:
+    out = []
+    for word in (w.strip() for w in text.split(",") if w.strip()):
+        if not word.isdigit() or not 16 <= int(word) <= 1472:
+            raise ValueError(f"--capacity-lengths: {word!r} is not a UDP datagram length in bytes (16..1472)")
+        out.append(int(word))
+    if not out:
+        raise ValueError("--capacity-lengths: give at least one length, e.g. 1448")
+    return tuple(out)
+
+
+LENGTHS_AXIS = Axis(
+    "capacity_lengths",
+    {"quick": QUICK.capacity_lengths, "full": FULL.capacity_lengths},
+    "--capacity-lengths",
+    "UDP datagram lengths of the capacity search (NDR/PDR), e.g. 64,1448",
+    _datagram_lengths,
+    lambda v: f"l{v}",
+    float,
+    "datagram length (bytes)",
+)
+
+
+def _lengths(profile: Profile) -> list[int]:
+    return [int(n) for n in axis_points(LENGTHS_AXIS, profile)]  # type: ignore[call-overload]
+
+
 @register
 class CapacitySearch:
     name = "loss-free UDP capacity search"
@@ -126,10 +154,12 @@ class CapacitySearch:
     marker_doc = "loss-free UDP capacity search"
     shapes = (ScenarioShape("capacity", rf"{DIRECTION}-l\d+", THROUGHPUT | UDP, "dut_rx-l1448"),)
 
+    axes = (LENGTHS_AXIS,)
+
     def cases(self, bench: BenchFacts) -> list[Case]:
-        """One case per direction and datagram length of the run profile: `capacity/dut_rx-l1448`
-        (`capacity/downlink-l1448` through a DUT in the path)."""
-        points = [(d, n) for d in ("dut_rx", "dut_tx") for n in bench.profile.capacity_lengths]
+        """One case per direction and datagram length of the run profile (or --capacity-lengths):
+        `capacity/dut_rx-l1448` (`capacity/downlink-l1448` through a DUT in the path)."""
+        points = [(d, n) for d in ("dut_rx", "dut_tx") for n in _lengths(bench.profile)]
         return [Case(self, f"capacity/{direction_name(d, bench.in_path)}-l{n}", (d, n)) for d, n in points]
 
     def run(self, hil: HilContext, case: Case) -> None:
@@ -225,7 +255,7 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
         f"{theory:.2f} ({frames}), NDR {ndr_text}, in {len(res.trials)} trials{short}; "
         f"{criteria(rec.metrics(), limits)}"
     )
-    if length == hil.profile.capacity_lengths[-1]:
+    if length == _lengths(hil.profile)[-1]:
         _attach_direction_charts(hil, named)
     assert len(res.trials) <= MAX_TRIALS, f"capacity search took more than {MAX_TRIALS} trials: {len(res.trials)}"
     check(hil, scenario, [rec])

@@ -1,0 +1,159 @@
+"""The RFC 2544 family against devices whose answers are known: tester/build/modelbox on the
+virtual in-path bench (bench/model-*.yaml), which drops by a model from each frame's arrival time
+alone, and the kernel's bridge behind a deliberately slowed tester. Each test states its model and
+checks what a child run of the suite recorded (results.jsonl) against it:
+
+* model-queue: 20,000 frames/s behind a queue of 32 frames (33 with the one in service), reset
+  on SIGUSR1 for 200 ms. Throughput (NDR) within 0.5 % of 20,000 in at most 6 trials, PDR
+  (loss <= 0.5 %) within 1 % of 20,000 / 0.995; back-to-back: the buffer the longest burst
+  implies within one frame of 33; system recovery within 10 ms of 0 (a tail-drop queue loses
+  nothing once the rate falls); reset time within 10 ms of 200 ms by both of RFC 6201's methods.
+* model-bitrate: each frame's bits on the wire served at 50 Mbit/s behind the same queue: at
+  512 B, 11,748 frames/s; its buffer 33 frames.
+* model-policer: 20,000 frames/s with a burst allowance of 8 frames and no queue: the same NDR
+  downlink and uplink within 1 % (the tester spaces its frames evenly whatever the direction);
+  its buffer (the allowance) 8 frames.
+* model-storm: the queue with storm control (while the arrival rate, measured with a 100-ms time
+  constant, is above 20,000/s, the share of the arrivals above it is dropped): throughput within
+  0.5 % of 20,000; after 110 % of the measured throughput falls to 50 %, frames are lost for
+  the time a simulation of the model gives (11.4 ms at 20,000), within 10 ms.
+* the kernel's bridge behind a tester slowed to about 16,000 frames/s at 512 B (line rate 23,496):
+  its throughput is the tester's ceiling, reported as tester-limited.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from hil.paths import PROJECT_ROOT
+from tests.support.child_suite import run_suite
+
+pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
+
+RFC2544 = ("tests/hil", "-m", "rfc2544")
+RATE_FPS = 20_000.0  # the models' service rate (bench/model-queue.yaml, -policer, -storm)
+QUEUE_BUFFER = 33  # 32 waiting + 1 in service
+PDR_LOSS = 0.005
+
+
+def _records(results: Path) -> dict[str, dict]:
+    out = {}
+    for line in (results / "results.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if row.get("scenario") == "rfc2544" and row.get("extra"):
+            out[row["case"]] = row
+    return out
+
+
+def _run(tmp_path: Path, bench: str, *args: str) -> dict[str, dict]:
+    results = tmp_path / bench
+    proc = run_suite(results, "--bench", str(PROJECT_ROOT / "bench" / f"{bench}.yaml"), "--profile", "quick",
+                     *args, tests=RFC2544, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    return _records(results)
+
+
+def _trials_to_width(rec: dict, width: float = 0.005) -> int | None:
+    """The trial after which the NDR's bounds were within the width (replayed from the trial log:
+    [load counted at, sent, loss %, s, short])."""
+    lower, upper = None, None
+    for i, (at, _sent, loss, _s, _short) in enumerate(rec["extra"]["trial_log"], 1):
+        if at is None:
+            continue
+        if loss == 0:
+            lower = at if lower is None or at > lower else lower
+        else:
+            upper = at if upper is None or at < upper else upper
+        if lower is not None and upper is not None and upper > lower and (upper - lower) / upper <= width:
+            return i
+    return None
+
+
+def _near(value: float, truth: float, rel: float) -> bool:
+    return abs(value - truth) <= rel * truth
+
+
+def test_a_queue_of_known_length_every_rfc2544_test(tmp_path: Path) -> None:
+    rec = _run(tmp_path, "model-queue", "--frame-sizes", "64", "-k", "downlink")["downlink-f64"]
+    m = rec["measured"]
+    assert _near(m["ndr_fps"], RATE_FPS, 0.005), m
+    assert (n := _trials_to_width(rec)) is not None and n <= 6, rec["extra"]["trial_log"]
+    assert _near(m["pdr_fps"], RATE_FPS / (1 - PDR_LOSS), 0.01), m
+    assert abs(m["b2b_buffer_frames"] - QUEUE_BUFFER) <= 1, rec["extra"]["b2b"]
+    assert m["recovery_ms"] <= 10, rec["extra"]["recovery"]
+    assert abs(m["reset_ms"] - 200) <= 10 and abs(m["reset_gap_ms"] - 200) <= 10, rec["extra"]["reset"]
+    assert {row["share_pct"] for row in rec["extra"]["latency"]} == {10, 50, 90, 100}
+    assert rec["extra"]["loss_curve"][0]["share_pct"] == 100
+    spacing = rec["extra"]["spacing"]  # every trial's gaps at the DUT's input
+    assert len(spacing) >= rec["extra"]["trials"] and all(s["median_gap_us"] > 0 for s in spacing)
+
+
+def test_a_bit_rate_limit(tmp_path: Path) -> None:
+    rec = _run(tmp_path, "model-bitrate", "--frame-sizes", "512", "--rfc2544-tests", "throughput,b2b",
+               "-k", "downlink")["downlink-f512"]  # fmt: skip
+    truth = 50e6 / ((512 + 20) * 8)  # 11,748 frames/s
+    m = rec["measured"]
+    assert _near(m["ndr_fps"], truth, 0.005), m
+    assert _near(m["pdr_fps"], truth / (1 - PDR_LOSS), 0.01), m
+    assert abs(m["b2b_buffer_frames"] - QUEUE_BUFFER) <= 1, rec["extra"]["b2b"]
+
+
+def test_a_policer_with_a_small_burst_allowance_gives_the_same_rate_both_ways(tmp_path: Path) -> None:
+    recs = _run(tmp_path, "model-policer", "--frame-sizes", "64", "--rfc2544-tests", "throughput,b2b")
+    down, up = recs["downlink-f64"]["measured"], recs["uplink-f64"]["measured"]
+    assert _near(down["ndr_fps"], RATE_FPS, 0.005) and _near(up["ndr_fps"], RATE_FPS, 0.005), (down, up)
+    assert _near(down["ndr_fps"], up["ndr_fps"], 0.01)
+    for rec in recs.values():
+        assert abs(rec["measured"]["b2b_buffer_frames"] - 8) <= 1, rec["extra"]["b2b"]
+
+
+def storm_recovery_ms(throughput_fps: float, overload_s: float, tau_s: float = 0.1) -> float:
+    """The storm-control model's recovery (tester/modelbox.c, --meter-ms): frames at 110 % of the
+    throughput for `overload_s`, then at 50 % from one new gap after the last; the meter gains
+    1/tau per frame and decays as e^(-dt/tau); above the rate, the share of the arrivals above it
+    is dropped evenly (a credit). The time from the last overload frame to the last frame dropped."""
+    over, under = 1.1 * throughput_fps, 0.5 * throughput_fps
+    times = [k / over for k in range(max(2, round(over * overload_s)))]
+    a = times[-1]
+    times += [a + (k + 1) / under for k in range(round(under))]  # a second at 50 %: ample
+    meter = credit = 0.0
+    prev, last_drop = 0.0, a
+    for t in times:
+        meter = meter * math.exp(-(t - prev) / tau_s) + 1 / tau_s
+        prev = t
+        if meter > RATE_FPS:
+            credit += (meter - RATE_FPS) / meter
+            if credit >= 1:
+                credit -= 1
+                last_drop = t
+        else:
+            credit = 0.0
+    return (last_drop - a) * 1000
+
+
+def test_storm_control_recovers_when_its_rate_meter_says(tmp_path: Path) -> None:
+    """The model's recovery, simulated from the throughput the search measured (at T = 20,000
+    frames/s: 11.4 ms; the meter itself needs 100 ms x ln(1.2) = 18.2 ms to fall below the rate),
+    within 10 ms; and its throughput within 0.5 % (storm control forwards its rate when overloaded)."""
+    rec = _run(tmp_path, "model-storm", "--frame-sizes", "64", "--rfc2544-tests", "throughput,recovery",
+               "-k", "downlink")["downlink-f64"]  # fmt: skip
+    m = rec["measured"]
+    assert _near(m["ndr_fps"], RATE_FPS, 0.005), m
+    expected = storm_recovery_ms(m["ndr_fps"], 0.5)  # the quick profile's overload (rfc2544.PLANS)
+    assert abs(m["recovery_ms"] - expected) <= 10, (expected, rec["extra"]["recovery"])
+
+
+def test_a_slowed_tester_is_reported_as_the_limit(tmp_path: Path) -> None:
+    """60 us more per frame: the tester sends about 16,000 frames/s of the 23,496 the line carries
+    at 512 B; the kernel's bridge forwards all of it, so its number is the tester's."""
+    recs = _run(tmp_path, "black-box", "--frame-sizes", "512", "--rfc2544-tests", "throughput",
+                "--tester-slow-ns", "60000", "-k", "downlink")  # fmt: skip
+    rec = recs["downlink-f512"]
+    assert rec["extra"]["tester_limited"] is True, rec["measured"]
+    assert rec["measured"]["tester_fps"] < 0.8 * rec["extra"]["theory_fps"], rec["measured"]
+    allure = [json.loads(f.read_text()) for f in (tmp_path / "black-box" / "allure-results").glob("*-result.json")]
+    assert any("tester-limited" in r["name"] for r in allure), [r["name"] for r in allure]
