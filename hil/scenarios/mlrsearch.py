@@ -102,6 +102,31 @@ class MlrResult:
     def goal(self, name: str) -> GoalResult:
         return next(g for g in self.goals if g.goal.name == name)
 
+    def bound_metrics(self) -> dict[str, float]:
+        """Each goal's relevant bounds and conditional throughput as a record's metrics:
+        `ndr_mbps`, `ndr_upper_mbps`, `ndr_ct_mbps`, `pdr_mbps`, ... (where found)."""
+        out = {}
+        for g in self.goals:
+            key = g.goal.name.lower()
+            for what, value in (("mbps", g.lower_mbps), ("upper_mbps", g.upper_mbps), ("ct_mbps", g.conditional_mbps)):
+                if value is not None:
+                    out[f"{key}_{what}"] = round(value, 4)
+        return out
+
+    def search_fields(self) -> dict[str, object]:
+        """What a record says of the search: its trials and their time, each goal's attributes
+        and result."""
+        return {
+            "trials": len(self.trials),
+            "trial_s": round(self.total_trial_s, 3),
+            "goals": {g.goal.name: g.goal.attributes() for g in self.goals},
+            "results": {
+                g.goal.name: {"status": g.status, "lower_mbps": g.lower_mbps, "upper_mbps": g.upper_mbps,
+                              "conditional_mbps": g.conditional_mbps}
+                for g in self.goals
+            },
+        }  # fmt: skip
+
 
 @dataclass
 class _Goal:

@@ -24,6 +24,7 @@ FEATURES: dict[str, str] = {
     "tcp_counters": "its own count of the TCP segments it sends and receives (hil-fw `stats`)",
     "serial_transfer": "file transfer through its console, raw bytes in acknowledged blocks (the project "
     "firmware's `serial` command)",
+    "restart": "a command that resets the device (the project firmware's `restart`: RFC 6201's reset time)",
 }
 
 

@@ -201,10 +201,7 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
     rec.loss_pct = max((100 * t.loss_ratio for t in at_pdr), default=None)
     rec.generator_limited = res.generator_limited
     rec.traffic_s = round(res.total_trial_s, 3)
-    for g, key in ((ndr, "ndr"), (pdr, "pdr")):
-        for what, value in (("mbps", g.lower_mbps), ("upper_mbps", g.upper_mbps), ("ct_mbps", g.conditional_mbps)):
-            if value is not None:
-                rec.measured[f"{key}_{what}"] = round(value, 4)
+    rec.measured.update(res.bound_metrics())
     frame = udp_frame_bytes(length)
     fps = {g.goal.name: round(g.lower_mbps * 1e6 / (8 * length)) for g in res.goals if g.lower_mbps is not None}
     # the spacing of the stream that set the PDR: its last trial at the PDR's relevant lower bound
@@ -221,18 +218,7 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
         frame_bytes=frame,
         theory_fps=round(frame_rate_fps(hil.link_mbit, frame)),
         fps=fps,
-        trials=len(res.trials),
-        trial_s=round(res.total_trial_s, 3),
-        goals={g.goal.name: g.goal.attributes() for g in res.goals},
-        results={
-            g.goal.name: {
-                "status": g.status,
-                "lower_mbps": g.lower_mbps,
-                "upper_mbps": g.upper_mbps,
-                "conditional_mbps": g.conditional_mbps,
-            }
-            for g in res.goals
-        },
+        **res.search_fields(),
         loss_target_pct=pdr_loss,
         # load, sent, received, loss %, length s, generator short, then each goal's class of the load after it
         trial_log=_trial_log(res),
