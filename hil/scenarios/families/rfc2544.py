@@ -269,7 +269,7 @@ def run_rfc2544(hil: HilContext, p: Point) -> None:
         if "reset" in p.tests:
             said.append(reset_test(hil, rec, trials, src, dst, size, ndr_fps, plan, link, p.slow_ns))
     else:
-        said.append("latency and recovery not measured: no throughput (the NDR has no lower bound)")
+        said.append("latency, recovery and reset not measured: no throughput (the NDR has no lower bound)")
     if "loss" in p.tests:
         said.append(loss_curve_test(rec, trials, src, dst, size, line_fps, max_fps, plan.loss_s, link, p.slow_ns))
     if "b2b" in p.tests:
