@@ -102,6 +102,15 @@ class MlrResult:
     def goal(self, name: str) -> GoalResult:
         return next(g for g in self.goals if g.goal.name == name)
 
+    def result_lines(self, unit: str) -> list[str]:
+        """One line per goal: its relevant bounds, conditional throughput (in `unit`) and status."""
+        fmt = lambda v: "none" if v is None else f"{v:.3f}"  # noqa: E731
+        return [
+            f"{g.goal.name}: relevant lower bound {fmt(g.lower_mbps)}, upper bound {fmt(g.upper_mbps)}, conditional "
+            f"throughput {fmt(g.conditional_mbps)} {unit} ({g.status})"
+            for g in self.goals
+        ]
+
     def bound_metrics(self) -> dict[str, float]:
         """Each goal's relevant bounds and conditional throughput as a record's metrics:
         `ndr_mbps`, `ndr_upper_mbps`, `ndr_ct_mbps`, `pdr_mbps`, ... (where found)."""

@@ -16,12 +16,7 @@ if TYPE_CHECKING:
 
 def goals_text(res: MlrResult) -> str:
     lines = [g.goal.attributes() for g in res.goals]
-    fmt = lambda v: "none" if v is None else f"{v:.3f}"  # noqa: E731
-    for g in res.goals:
-        lines.append(
-            f"{g.goal.name}: relevant lower bound {fmt(g.lower_mbps)}, upper bound {fmt(g.upper_mbps)}, conditional "
-            f"throughput {fmt(g.conditional_mbps)} Mbit/s of frames ({g.status})"
-        )
+    lines += res.result_lines("Mbit/s of frames")
     lines.append(
         f"{len(res.trials)} search trials, {res.total_trial_s:.1f} s of traffic"
         + (", generator-limited: the tester fell short of the load" if res.generator_limited else "")

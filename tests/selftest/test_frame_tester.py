@@ -51,11 +51,12 @@ def test_a_tester_below_the_generator_tolerance_is_short() -> None:
 @pytest.mark.parametrize(
     ("axis", "text", "message"),
     [
-        (FRAMES_AXIS, "63", "is not an Ethernet frame size"),
-        (FRAMES_AXIS, "64,1519", "is not an Ethernet frame size"),
-        (FRAMES_AXIS, ",", "at least one frame size"),
+        (FRAMES_AXIS, "63", r"--frame-sizes values must lie in 64..1518"),
+        (FRAMES_AXIS, "64,1519", r"--frame-sizes values must lie in 64..1518"),
+        (FRAMES_AXIS, ",", "--frame-sizes takes comma-separated integers"),
         (TESTS_AXIS, "latency,bogus", "bogus: the tests are"),
-        (SLOW_AXIS, "-5", "is not a whole number of nanoseconds"),
+        (SLOW_AXIS, "-5", r"--tester-slow-ns values must lie in 0..10000000"),
+        (SLOW_AXIS, "5,6", "--tester-slow-ns takes one value"),
     ],
 )
 def test_bad_rfc2544_options_name_the_problem(axis, text: str, message: str) -> None:  # type: ignore[no-untyped-def]

@@ -21,7 +21,7 @@ from hil.directions import direction_name
 from hil.results.recorder import make_record
 from hil.scenarios.charts import limit_line, search_chart, sweep_chart
 from hil.scenarios.contract import BenchFacts, Case, register
-from hil.scenarios.families.sweeps import Axis, axis_points
+from hil.scenarios.families.sweeps import Axis, axis_points, int_list
 from hil.scenarios.metrics import DIRECTION, THROUGHPUT, UDP, ScenarioShape
 from hil.scenarios.mlr_goals import Bound, Measurement, SearchGoal, classify, relevant_bounds
 from hil.scenarios.mlrsearch import NDR, PDR, MlrResult, mlr_search
@@ -107,12 +107,7 @@ def trials_table(res: MlrResult, spacings: list[Spacing | None] | None = None) -
             "(gap: between the offered datagrams where they enter the DUT, from the capture on the generator's side; "
             "even: at the offered rate; clumped: gaps under half the even one)"
         )
-    for g in res.goals:
-        fmt = lambda v: "none" if v is None else f"{v:.3f}"  # noqa: E731
-        lines.append(
-            f"{g.goal.name}: relevant lower bound {fmt(g.lower_mbps)}, upper bound {fmt(g.upper_mbps)}, conditional "
-            f"throughput {fmt(g.conditional_mbps)} Mbit/s ({g.status})"
-        )
+    lines += res.result_lines("Mbit/s")
     lines.append(
         f"{len(res.trials)} trials, {res.total_trial_s:.1f} s of traffic"
         + (", generator-limited: the tester's ceiling, not the path's" if res.generator_limited else "")
@@ -120,23 +115,12 @@ def trials_table(res: MlrResult, spacings: list[Spacing | None] | None = None) -
     return "\n".join(lines)
 
 
-def _datagram_lengths(text: str) -> tuple[object, ...]:
-    out = []
-    for word in (w.strip() for w in text.split(",") if w.strip()):
-        if not word.isdigit() or not 16 <= int(word) <= 1472:
-            raise ValueError(f"--capacity-lengths: {word!r} is not a UDP datagram length in bytes (16..1472)")
-        out.append(int(word))
-    if not out:
-        raise ValueError("--capacity-lengths: give at least one length, e.g. 1448")
-    return tuple(out)
-
-
 LENGTHS_AXIS = Axis(
     "capacity_lengths",
     {"quick": QUICK.capacity_lengths, "full": FULL.capacity_lengths},
     "--capacity-lengths",
     "UDP datagram lengths of the capacity search (NDR/PDR), e.g. 64,1448",
-    _datagram_lengths,
+    int_list("--capacity-lengths", 16, 1472),
     lambda v: f"l{v}",
     float,
     "datagram length (bytes)",

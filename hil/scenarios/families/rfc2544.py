@@ -38,7 +38,7 @@ from hil.checks import criteria, violations
 from hil.directions import direction_name
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.contract import BenchFacts, Case, register
-from hil.scenarios.families.sweeps import Axis, axis_points
+from hil.scenarios.families.sweeps import Axis, axis_points, int_list
 from hil.scenarios.metrics import DIRECTION, THROUGHPUT, ScenarioShape
 from hil.scenarios.mlr_goals import Measurement
 from hil.scenarios.mlrsearch import NDR, PDR, MlrResult, mlr_search
@@ -98,17 +98,6 @@ METRICS = THROUGHPUT | {
 }
 
 
-def _sizes(text: str) -> tuple[object, ...]:
-    out = []
-    for word in (w.strip() for w in text.split(",") if w.strip()):
-        if not word.isdigit() or not 64 <= int(word) <= 1518:
-            raise ValueError(f"--frame-sizes: {word!r} is not an Ethernet frame size in bytes (64..1518)")
-        out.append(int(word))
-    if not out:
-        raise ValueError("--frame-sizes: give at least one frame size, e.g. 64,1518")
-    return tuple(out)
-
-
 def _tests(text: str) -> tuple[object, ...]:
     names = tuple(w.strip() for w in text.split(",") if w.strip())
     wrong = [n for n in names if n not in TESTS]
@@ -120,9 +109,10 @@ def _tests(text: str) -> tuple[object, ...]:
 
 
 def _slow(text: str) -> tuple[object, ...]:
-    if not text.strip().isdigit() or int(text) > 10_000_000:
-        raise ValueError(f"--tester-slow-ns: {text!r} is not a whole number of nanoseconds (0..10000000)")
-    return (int(text),)
+    values = int_list("--tester-slow-ns", 0, 10_000_000)(text)
+    if len(values) != 1:
+        raise ValueError(f"--tester-slow-ns takes one value (got {text!r})")
+    return values
 
 
 FRAMES_AXIS = Axis(
@@ -130,7 +120,7 @@ FRAMES_AXIS = Axis(
     {"quick": (64, 512, 1518), "full": RFC2544_FRAME_SIZES},
     "--frame-sizes",
     "RFC 2544 frame sizes (bytes, with the FCS) of the rfc2544 family, e.g. 64,1518",
-    _sizes,
+    int_list("--frame-sizes", 64, 1518),
     lambda v: f"f{v}",
     float,
     "frame size (bytes)",
