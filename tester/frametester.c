@@ -30,12 +30,24 @@
  *       latency (kernel receive time - send time, one host clock) as percentiles, and the
  *       longest gap between arrivals with the frames around it (RFC 6201's reset time).
  *
+ *   frametester tap IF STREAM RATE_FPS:COUNT[,RATE_FPS:COUNT...] [--burst-repeat K] [--port P]
+ *                   [--linger-ms MS] [--cpu N]
+ *       The capture at the device's input: on the device's port (its side of the link), the
+ *       stream's frames as the kernel received them (a packet socket whose filter keeps the
+ *       stream's first 64 bytes and nothing else, into a TPACKET_V3 ring). Given the sender's phases (and repeats), it
+ *       knows each frame's even gap from its sequence number and prints, like the sender, the
+ *       gaps between consecutive frames at the port (median, p5, p95, max, clumped: under half
+ *       the even gap), how many of the frames reached the port at all, and how many the
+ *       capture's own socket dropped (it fell behind: then the missing ones may be its own).
+ *       Stops as recv does.
+ *
  * Exit codes: 0 done, 2 usage, 1 a system call failed (the message names it).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -47,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -87,7 +100,9 @@ static void usage(const char *why)
     fprintf(stderr, "frametester: %s\n"
                     "usage: frametester send IF DST_MAC SRC_IP DST_IP FRAME_BYTES RATE:COUNT[,RATE:COUNT...] "
                     "[--stream N] [--port P] [--burst-repeat K] [--pause-ms MS] [--line-mbps M] [--slow-ns NS] [--cpu N]\n"
-                    "       frametester recv IF STREAM EXPECT [--port P] [--linger-ms MS] [--cpu N]\n",
+                    "       frametester recv IF STREAM EXPECT [--port P] [--linger-ms MS] [--cpu N]\n"
+                    "       frametester tap IF STREAM RATE:COUNT[,RATE:COUNT...] [--burst-repeat K] [--port P] "
+                    "[--linger-ms MS] [--cpu N]\n",
             why);
     exit(2);
 }
@@ -220,6 +235,24 @@ static int parse_mac(const char *text, uint8_t mac[6])
     return 0;
 }
 
+/* RATE_FPS:COUNT[,RATE_FPS:COUNT...] into `phases`; returns how many */
+static int parse_phases(char *text, struct phase phases[MAX_PHASES])
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(text, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':');
+        if (colon == NULL || n == MAX_PHASES) {
+            usage("phases are RATE_FPS:COUNT, at most 16, comma-separated");
+        }
+        *colon = '\0';
+        phases[n].rate_fps = number(tok, "RATE_FPS", 1, 10000000);
+        phases[n].count = number(colon + 1, "COUNT", 1, 1000000000);
+        n++;
+    }
+    return n;
+}
+
 static int cmd_send(int argc, char **argv)
 {
     if (argc < 8) {
@@ -236,18 +269,7 @@ static int cmd_send(int argc, char **argv)
     }
     size_t frame = number(argv[6], "FRAME_BYTES", MIN_FRAME, MAX_FRAME);
     struct phase phases[MAX_PHASES];
-    int n_phases = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(argv[7], ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(tok, ':');
-        if (colon == NULL || n_phases == MAX_PHASES) {
-            usage("phases are RATE_FPS:COUNT, at most 16, comma-separated");
-        }
-        *colon = '\0';
-        phases[n_phases].rate_fps = number(tok, "RATE_FPS", 1, 10000000);
-        phases[n_phases].count = number(colon + 1, "COUNT", 1, 1000000000);
-        n_phases++;
-    }
+    int n_phases = parse_phases(argv[7], phases);
     unsigned long stream = 1, port = DEFAULT_PORT, repeat = 1, pause_ms = 0, line_mbps = 100, slow_ns = 0;
     for (int i = 8; i < argc; i += 2) {
         if (i + 1 >= argc) {
@@ -576,10 +598,206 @@ static int cmd_recv(int argc, char **argv)
     return 0;
 }
 
+/* keeps the tester's frames of `port` (IPv4, UDP, the magic word; an IPv4 header of 20 bytes, as
+ * the sender writes it), truncated to 64 bytes; everything else stays in the kernel */
+static void keep_tester_frames(int fd, unsigned long port)
+{
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IP, 0, 7),
+        BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 23),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 17, 0, 5),
+        BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 36),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)port, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, HDRS),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MAGIC, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, 64),
+        BPF_STMT(BPF_RET | BPF_K, 0),
+    };
+    struct sock_fprog prog = {.len = (unsigned short)(sizeof code / sizeof code[0]), .filter = code};
+    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) < 0) {
+        die("SO_ATTACH_FILTER");
+    }
+}
+
+/* the capture's state: what it has seen of the stream, and the gaps between consecutive frames */
+struct tap_state {
+    const struct phase *phases;
+    int n_phases;
+    uint64_t per_repeat, expect, arrived, unique, gaps, clumped, gap_max, even_sum_ns, prev_rx, prev_seq;
+    uint16_t stream;
+    uint8_t *seen;
+    bool any;
+};
+
+static void tap_frame(struct tap_state *t, const uint8_t *f, uint32_t len, uint64_t rx)
+{
+    if (len < HDRS + 18 || (f[HDRS + 16] << 8 | f[HDRS + 17]) != t->stream) {
+        return;
+    }
+    uint64_t seq = get32(f + HDRS + 4);
+    if (seq >= t->expect) {
+        return;
+    }
+    t->arrived++;
+    if (!(t->seen[seq / 8] & (1u << (seq % 8)))) {
+        t->seen[seq / 8] |= (uint8_t)(1u << (seq % 8));
+        t->unique++;
+    }
+    /* a gap of the stream: between a frame and the one sent right after it, within one repeat
+     * (a pause between back-to-back bursts is no gap) */
+    uint64_t pos = seq % t->per_repeat;
+    if (t->any && seq == t->prev_seq + 1 && pos != 0 && rx >= t->prev_rx) {
+        uint64_t g = rx - t->prev_rx, even = 0, upto = 0;
+        for (int p = 0; p < t->n_phases; p++) {
+            upto += t->phases[p].count;
+            if (pos < upto) {
+                even = (uint64_t)(1e9 / (double)t->phases[p].rate_fps);
+                break;
+            }
+        }
+        hist_add(g);
+        t->gaps++;
+        t->even_sum_ns += even;
+        if (g < even / 2) {
+            t->clumped++;
+        }
+        if (g > t->gap_max) {
+            t->gap_max = g;
+        }
+    }
+    t->prev_rx = rx;
+    t->prev_seq = seq;
+    t->any = true;
+}
+
+/* the capture's ring (TPACKET_V3): the kernel writes each kept frame's first bytes and its
+ * receive time into blocks this process reads without a system call per frame, so the capture
+ * takes little of the core it shares with the device under test */
+#define TAP_BLOCK_BYTES (1u << 20)
+#define TAP_BLOCKS 16u
+#define TAP_FRAME_BYTES 2048u
+#define TAP_BLOCK_TIMEOUT_MS 10u
+
+static int cmd_tap(int argc, char **argv)
+{
+    if (argc < 5) {
+        usage("tap needs IF STREAM RATE:COUNT[,...]");
+    }
+    const char *ifname = argv[2];
+    struct phase phases[MAX_PHASES];
+    struct tap_state t = {.stream = (uint16_t)number(argv[3], "STREAM", 0, 65535)};
+    t.n_phases = parse_phases(argv[4], phases);
+    t.phases = phases;
+    unsigned long port = DEFAULT_PORT, linger_ms = 300, repeat = 1;
+    for (int i = 5; i < argc; i += 2) {
+        if (i + 1 >= argc) {
+            usage("an option without its value");
+        } else if (strcmp(argv[i], "--port") == 0) {
+            port = number(argv[i + 1], "--port", 1, 65535);
+        } else if (strcmp(argv[i], "--linger-ms") == 0) {
+            linger_ms = number(argv[i + 1], "--linger-ms", 0, 60000);
+        } else if (strcmp(argv[i], "--burst-repeat") == 0) {
+            repeat = number(argv[i + 1], "--burst-repeat", 1, 100000);
+        } else if (strcmp(argv[i], "--cpu") == 0) {
+            pin_to_cpu(number(argv[i + 1], "--cpu", 0, CPU_SETSIZE - 1));
+        } else {
+            usage("unknown tap option");
+        }
+    }
+    for (int p = 0; p < t.n_phases; p++) {
+        t.per_repeat += phases[p].count;
+    }
+    t.expect = t.per_repeat * repeat;
+    t.seen = calloc((size_t)(t.expect + 7) / 8, 1);
+    if (t.seen == NULL) {
+        die("calloc");
+    }
+    /* every protocol: a port enslaved to a bridge hands its frames to the bridge before any
+     * protocol's socket sees them; only the taps of all protocols see them first */
+    int ifindex;
+    int fd = packet_socket(ifname, htons(ETH_P_ALL), &ifindex);
+    keep_tester_frames(fd, port);
+    int version = TPACKET_V3;
+    if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &version, sizeof version) < 0) {
+        die("PACKET_VERSION");
+    }
+    struct tpacket_req3 req = {.tp_block_size = TAP_BLOCK_BYTES, .tp_block_nr = TAP_BLOCKS,
+                               .tp_frame_size = TAP_FRAME_BYTES,
+                               .tp_frame_nr = TAP_BLOCK_BYTES / TAP_FRAME_BYTES * TAP_BLOCKS,
+                               .tp_retire_blk_tov = TAP_BLOCK_TIMEOUT_MS};
+    if (setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) < 0) {
+        die("PACKET_RX_RING");
+    }
+    uint8_t *ring = mmap(NULL, (size_t)TAP_BLOCK_BYTES * TAP_BLOCKS, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ring == MAP_FAILED) {
+        die("mmap (the capture's ring)");
+    }
+    printf("ready\n");
+    fflush(stdout);
+
+    bool stopping = false;
+    uint64_t stop_at = 0;
+    unsigned block = 0;
+    struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN | POLLERR}, {.fd = STDIN_FILENO, .events = POLLIN}};
+    for (;;) {
+        struct tpacket_block_desc *bd = (struct tpacket_block_desc *)(ring + (size_t)block * TAP_BLOCK_BYTES);
+        if (bd->hdr.bh1.block_status & TP_STATUS_USER) {
+            const uint8_t *pkt = (const uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt;
+            for (uint32_t i = 0; i < bd->hdr.bh1.num_pkts; i++) {
+                const struct tpacket3_hdr *h = (const struct tpacket3_hdr *)pkt;
+                const struct sockaddr_ll *sll =
+                    (const struct sockaddr_ll *)(pkt + TPACKET_ALIGN(sizeof(struct tpacket3_hdr)));
+                /* the device's input: frames arriving at its port, not those it sends out of it */
+                if (sll->sll_pkttype != PACKET_OUTGOING) {
+                    tap_frame(&t, pkt + h->tp_mac, h->tp_snaplen,
+                              (uint64_t)h->tp_sec * 1000000000ull + (uint64_t)h->tp_nsec);
+                }
+                pkt += h->tp_next_offset;
+            }
+            __atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+            block = (block + 1) % TAP_BLOCKS;
+            continue;
+        }
+        int timeout = 100;
+        if (stopping) {
+            uint64_t now = now_ns(CLOCK_MONOTONIC);
+            if (now >= stop_at) {
+                break;
+            }
+            timeout = (int)((stop_at - now) / 1000000) + 1;
+        }
+        if (poll(pfd, stopping ? 1 : 2, timeout) < 0 && errno != EINTR) {
+            die("poll");
+        }
+        if (!stopping && (pfd[1].revents & (POLLIN | POLLHUP)) && stdin_says_stop()) {
+            stopping = true;
+            /* the linger, and a block's timeout: the last block is handed over once it retires */
+            stop_at = now_ns(CLOCK_MONOTONIC) + ((uint64_t)linger_ms + 2 * TAP_BLOCK_TIMEOUT_MS) * 1000000ull;
+        }
+    }
+    /* frames the ring had no room for (the capture fell behind): their absence is the capture's */
+    struct tpacket_stats_v3 st = {0};
+    socklen_t st_len = sizeof st;
+    if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &st_len) < 0) {
+        die("PACKET_STATISTICS");
+    }
+    printf("{\"expected\": %" PRIu64 ", \"arrived\": %" PRIu64 ", \"unique\": %" PRIu64 ", \"missing\": %" PRIu64
+           ", \"capture_dropped\": %u, \"gaps\": {\"n\": %" PRIu64 ", \"even_ns\": %.1f, \"p5_ns\": %" PRIu64
+           ", \"median_ns\": %" PRIu64 ", \"p95_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 ", \"clumped\": %" PRIu64 "}}\n",
+           t.expect, t.arrived, t.unique, t.expect - t.unique, st.tp_drops, t.gaps,
+           t.gaps ? (double)t.even_sum_ns / (double)t.gaps : 0.0, hist_pct(t.gaps, 5), hist_pct(t.gaps, 50),
+           hist_pct(t.gaps, 95), t.gap_max, t.clumped);
+    munmap(ring, (size_t)TAP_BLOCK_BYTES * TAP_BLOCKS);
+    free(t.seen);
+    close(fd);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage("a role is needed: send or recv");
+        usage("a role is needed: send, recv or tap");
     }
     if (strcmp(argv[1], "send") == 0) {
         return cmd_send(argc, argv);
@@ -587,6 +805,9 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "recv") == 0) {
         return cmd_recv(argc, argv);
     }
-    usage("the role is send or recv");
+    if (strcmp(argv[1], "tap") == 0) {
+        return cmd_tap(argc, argv);
+    }
+    usage("the role is send, recv or tap");
     return 2;
 }

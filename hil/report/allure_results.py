@@ -62,7 +62,7 @@ def prune_fixtures(allure_dir: Path, keep: set[str] | None = None) -> int:
     return dropped
 
 
-def _attach(allure_dir: Path, name: str, text: str, mime: str, ext: str) -> dict[str, str]:
+def write_attachment(allure_dir: Path, name: str, text: str, mime: str, ext: str) -> dict[str, str]:
     source = f"{uuid.uuid4()}-attachment.{ext}"
     (allure_dir / source).write_text(text)
     return {"name": name, "source": source, "type": mime}
@@ -75,7 +75,11 @@ def write_summary_result(
     """The summary as an Allure result of its own, in its own group of the tree; the same
     history id every run (per DUT), so its History tab lists the runs."""
     allure_dir.mkdir(parents=True, exist_ok=True)
-    found = [_attach(allure_dir, "findings: what the sweeps show", findings, "text/plain", "txt")] if findings else []
+    found = (
+        [write_attachment(allure_dir, "findings: what the sweeps show", findings, "text/plain", "txt")]
+        if findings
+        else []
+    )
     history_id = hashlib.md5(f"hil-run-summary:{dut}".encode()).hexdigest()  # an id, not security
     result = {
         "uuid": str(uuid.uuid4()),
@@ -97,10 +101,10 @@ def write_summary_result(
         "links": [{"name": "summary, sortable (summary.html)", "url": "summary.html", "type": "link"}],
         "attachments": [
             *found,
-            _attach(
+            write_attachment(
                 allure_dir, "summary: every case and metric against its criterion", table_html, "text/html", "html"
             ),
-            _attach(allure_dir, "summary.csv", table_csv, "text/csv", "csv"),
+            write_attachment(allure_dir, "summary.csv", table_csv, "text/csv", "csv"),
         ],
     }
     path = allure_dir / f"{result['uuid']}-result.json"

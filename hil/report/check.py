@@ -90,9 +90,11 @@ def title_problems(cases: list[CaseEntry]) -> list[str]:
 
 
 def pick_pages(cases: list[CaseEntry]) -> list[tuple[str, CaseEntry]]:
-    """The run summary and one case of every scenario family: the first of its feature that
-    carries a chart, else its first."""
-    summary = [("summary", c) for c in cases if c.epic == SUMMARY_FEATURE][:1]
+    """The run summary (and the RFC 2544 tables' result when the run has one) and one case of
+    every scenario family: the first of its feature that carries a chart, else its first."""
+    runs = [c for c in cases if c.epic == SUMMARY_FEATURE]
+    summary = [("summary", c) for c in runs if c.name.startswith("Run summary")][:1]
+    summary += [("RFC 2544 result", c) for c in runs if c.name.startswith("RFC 2544")][:1]
     families: dict[str, CaseEntry] = {}
     for c in cases:
         better = c.feature not in families or (c.has_chart and not families[c.feature].has_chart)
@@ -179,13 +181,18 @@ class ReportCheck:
         with serve(self.report) as base, Browser(width=1400, height=1300) as b:
             self._page(b, base, "overview", base + "index.html", ["HIL network performance", "Passed"], EXPAND_TREE)
             for name, case in pages:
-                expand = EXPAND_SUMMARY if name == "summary" else EXPAND_CHARTS
+                expand = EXPAND_SUMMARY if name in ("summary", "RFC 2544 result") else EXPAND_CHARTS
                 self._page(b, base, name, f"{base}index.html#/{case.id}", [case.name[:60]], expand)
             if (self.report / "summary.html").exists():
                 self._page(b, base, "summary, sortable page", base + "summary.html", ["Run summary", "criterion"])
                 n_rows = b.evaluate("document.querySelectorAll('tbody tr').length")
                 if not n_rows:
                     self.problems.append("summary.html: the table has no rows")
+            if (self.report / "rfc2544.html").exists():
+                self._page(b, base, "RFC 2544 tables", base + "rfc2544.html", ["RFC 2544 benchmark", "Throughput"])
+                n_rows = b.evaluate("document.querySelectorAll('tbody tr').length")
+                if not n_rows:
+                    self.problems.append("rfc2544.html: the tables have no rows")
             if (self.report / "widgets" / "metrics.json").exists():
                 self._page(b, base, "metrics", base + "index.html#/metrics", ["Performance metrics"])
         return self.problems

@@ -1,6 +1,7 @@
 """Finishes a generated HTML report so it opens from a file share with no internet: the
 generator's analytics script taken out (Allure 3 writes it unconditionally), the run's
-sortable summary and its CSV put beside index.html (the summary result links to them).
+sortable summary, its CSV and the RFC 2544 tables put beside index.html (the summary result and the
+RFC 2544 result link to them).
 
     python -m hil.report.finish RESULTS_DIR     (after `allure generate`; report-generator/generate.sh)
 """
@@ -44,7 +45,7 @@ def finish(results: Path) -> list[str]:
     done = []
     if strip_analytics(index):
         done.append("analytics script removed")
-    for name in ("summary.html", "summary.csv"):
+    for name in ("summary.html", "summary.csv", "rfc2544.html"):
         if (results / name).exists():
             shutil.copy2(results / name, report / name)
             done.append(f"{name} added")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hil.report.allure_results import write_summary_result
 from hil.report.history import MetricsHistory, RunNumbers
+from hil.report.rfc2544_page import write_rfc2544_page
 from hil.report.summary import FAILED, REGRESSED, headline, summary_rows, to_csv, to_html
 from hil.results.findings import findings, findings_text
 from hil.results.recorder import Recorder
@@ -35,6 +36,7 @@ def write_run_summary(
     (out / "findings.txt").write_text(findings_text(found))
     (out / "summary.csv").write_text(to_csv(rows))
     (out / "summary.html").write_text(to_html(rows, title, sortable=True, found=found))
+    write_rfc2544_page(records, out, dut, recorder.run_id, allure_dir, started)
     if allure_dir is None:
         return out / "summary.html"
     missed = [f"{r.key} {r.value:g} {r.unit} (criterion {r.criterion})" for r in rows if r.verdict == FAILED]

@@ -24,7 +24,7 @@ STREAM = frozenset(
     {"loss_pct", "sent", "received", "lost", "outoforder", "late", "send_errors", "lossy_bursts", "generator_behind",
      "duplicates"}
 )  # fmt: skip
-RECONNECT = TIMES | {"ping_recovery_ms", "tcp_recovery_ms"}
+RECONNECT = TIMES | {"ping_recovery_ms", "tcp_recovery_ms", "reset_ms", "reset_gap_ms", "reset_beyond_outage_ms"}
 
 DIRECTION = r"(?:dut_rx|dut_tx|uplink|downlink)"  # hil.directions: an endpoint DUT's or an in-path DUT's
 SIZE = r"\d+[kKmMgG]?"

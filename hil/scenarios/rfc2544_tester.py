@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import allure
 
-from hil.plumbing.in_path import PC_IF, PEER_IF, InPathTopology
+from hil.plumbing.in_path import PC_IF, PEER_IF, PORT_PC, PORT_PEER, InPathTopology
 from hil.plumbing.tester_loop import TesterLoop
 from hil.scenarios.rfc2544_tests import plan_of
 from hil.scenarios.sweep import attach_text
-from hil.traffic.frame_tester import FrameTrial, Phase, TesterEnd, line_rate_fps, run_frames
+from hil.traffic.frame_tester import FrameTrial, InputTap, Phase, TesterEnd, line_rate_fps, run_frames
 from hil.traffic.roles import GENERATOR_TOLERANCE
 
 if TYPE_CHECKING:
@@ -45,11 +45,15 @@ _CEILINGS: dict[tuple[int, int, float], Ceiling] = {}  # (frame size, slow ns, l
 
 
 def tester_ends(hil: HilContext, direction: str) -> tuple[TesterEnd, TesterEnd]:
-    """(sender, receiver): the PC's and the peer's interfaces on the virtual in-path bench."""
+    """(sender, receiver): the PC's and the peer's interfaces on the virtual in-path bench, each
+    with the DUT's port its frames enter through (p0, p1: their spacing is captured there)."""
     topo = hil.topology
     assert isinstance(topo, InPathTopology)
-    pc = TesterEnd("PC", tuple(topo.exec_prefix(topo.pc_ns)), PC_IF, hil.pc_side.ip)
-    peer = TesterEnd("peer", tuple(topo.exec_prefix(topo.peer_ns)), PEER_IF, hil.far_end.ip)
+    dut = tuple(topo.exec_prefix(topo.dut_ns))
+    pc = TesterEnd("PC", tuple(topo.exec_prefix(topo.pc_ns)), PC_IF, hil.pc_side.ip,
+                   InputTap(f"DUT's port {PORT_PC}", dut, PORT_PC))  # fmt: skip
+    peer = TesterEnd("peer", tuple(topo.exec_prefix(topo.peer_ns)), PEER_IF, hil.far_end.ip,
+                     InputTap(f"DUT's port {PORT_PEER}", dut, PORT_PEER))  # fmt: skip
     return (pc, peer) if direction == "dut_rx" else (peer, pc)
 
 

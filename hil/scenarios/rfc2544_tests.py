@@ -99,21 +99,26 @@ class Trials:
     def table(self) -> str:
         lines = [
             f"{'#':>3s} {'test':10s} {'offered fps':>11s} {'sent':>9s} {'received':>9s} {'loss %':>8s} "
-            f"{'achieved':>10s} {'stall %':>7s} {'lat p50 us':>10s} {'p99':>8s}  gap us: even median p5 p95 clumped %"
+            f"{'achieved':>10s} {'stall %':>7s} {'lat p50 us':>10s} {'p99':>8s} {'not at DUT':>10s}  "
+            "gap us: even median p5 p95 clumped %"
         ]
         for i, (test, t) in enumerate(self.rows, 1):
             sp = t.spacing_fields()
             lat = t.latency_us
             rate = f"{t.achieved_fps:10.0f}" if len(t.phases) == 1 and t.sender.get("repeat") == 1 else f"{'-':>10s}"
+            missing = t.missing_at_input
             lines.append(
                 f"{i:3d} {test:10s} {t.offered_fps:11.0f} {t.sent:9d} {t.received:9d} {100 * t.loss_ratio:8.4f} "
-                f"{rate} {t.stalled_pct:7.3f} {lat['p50']:10.1f} {lat['p99']:8.1f}  {sp['even_gap_us']:7.2f} "
+                f"{rate} {t.stalled_pct:7.3f} {lat['p50']:10.1f} {lat['p99']:8.1f} "
+                f"{'-' if missing is None else missing:>10}  {sp['even_gap_us']:7.2f} "
                 f"{sp['median_gap_us']:7.2f} {sp['p5_gap_us']:7.2f} {sp['p95_gap_us']:7.2f} {sp['clumped_pct']:7.2f}"
                 + ("  tester short" if t.generator_limited else "")
             )
+        sources = sorted({t.spacing_source for _, t in self.rows})
         lines.append(
-            "(gap: between consecutive offered frames as they entered the DUT's port, from the tester's send times; "
-            "even: at the offered rate; clumped: under half the even gap. Stall: the share of the trial the host "
+            f"(gap: between consecutive offered frames as they entered the DUT, from {' and '.join(sources)}; "
+            "even: at the offered rate; clumped: under half the even gap. Not at DUT: frames sent that never "
+            "reached the DUT's port (lost before it, not by it). Stall: the share of the trial the host "
             "kept the tester from sending; a loss-free throughput trial stalled over "
             f"{MAX_STALLED_PCT:g} % is measured again. Latency: one-way, send to receive.)"
         )
@@ -288,8 +293,11 @@ def back_to_back_test(
         result.update(repeats=plan.b2b_repeats, lossy_repeats=lossy, burst_fps=round(burst_fps))
         rec.measured["b2b_frames"] = lo
         if status == "regular" and 0 < ndr_fps < GENERATOR_TOLERANCE * line_fps:
-            # the DUT forwards slower than the burst arrives: what it held is the buffer
-            buffer = lo * (1 - ndr_fps / min(burst_fps, line_fps))
+            # the DUT forwards slower than the burst arrives: what it held when the burst's last
+            # frame arrived is the buffer (the frame in service included): the burst's frames less
+            # those forwarded in its lo - 1 gaps (a queue of 32 + 1 at half the burst's rate: 65
+            # frames pass, 65 - 64 / 2 = 33)
+            buffer = lo - (lo - 1) * ndr_fps / min(burst_fps, line_fps)
             result["buffer_frames"] = round(buffer, 1)
             rec.measured["b2b_buffer_frames"] = round(buffer, 1)
     rec.extra["b2b"] = result

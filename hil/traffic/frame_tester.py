@@ -7,9 +7,10 @@ the sender bypasses its interface's qdisc, so the spacing is the tester's, not t
 On a host of two cores or more the sender busy-waits on the last core and the receiver runs on
 the first (a model device of the bench files, tester/modelbox, beside it: `--cpu 0`).
 A trial gives what RFC 2544 asks of every test: frames offered and received, the loss, the
-one-way latency (both ends on one host clock), the gaps between the offered frames as they left
-(the spacing at the device's input), and which frames were lost (runs of sequence numbers) and
-the longest silence at the receiver (RFC 6201's reset time).
+one-way latency (both ends on one host clock), the gaps between the offered frames at the
+device's input (captured on the device's port where the bench owns it, the virtual bench's
+namespaces; else as they left the tester), and which frames were lost (runs of sequence numbers)
+and the longest silence at the receiver (RFC 6201's reset time).
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ def frame_mbps(fps: float, frame_bytes: int) -> float:
 
 
 @dataclass(frozen=True)
+class InputTap:
+    """Where the capture at the device's input runs: the device's port on its side of the link."""
+
+    name: str  # e.g. "DUT port p0"
+    prefix: tuple[str, ...]
+    iface: str
+
+
+@dataclass(frozen=True)
 class TesterEnd:
     """One end of the tester: how to run a program on its host, its interface and address."""
 
@@ -52,6 +62,8 @@ class TesterEnd:
     prefix: tuple[str, ...]
     iface: str
     ip: str
+    # the device's port this end's frames enter it through, where the bench can capture there
+    device_input: InputTap | None = None
 
     def mac(self) -> str:
         key = (self.prefix, self.iface)
@@ -83,6 +95,8 @@ class FrameTrial:
     receiver: dict[str, object]
     label: str = ""
     notes: list[str] = field(default_factory=list)
+    tap: dict[str, object] | None = None  # the capture at the device's input (frametester tap), if any
+    tap_name: str = ""
 
     @property
     def offered_fps(self) -> float:
@@ -131,7 +145,22 @@ class FrameTrial:
 
     @property
     def gaps(self) -> dict[str, float]:
-        return self.sender["gaps"]  # type: ignore[return-value]
+        """The offered frames' gaps at the device's input: captured at its port where the trial
+        had the capture, else as they left the tester."""
+        source = self.tap if self.tap is not None else self.sender
+        return source["gaps"]  # type: ignore[return-value]
+
+    @property
+    def spacing_source(self) -> str:
+        return f"capture at the {self.tap_name}" if self.tap is not None else "the tester's send times"
+
+    @property
+    def missing_at_input(self) -> int | None:
+        """Frames sent that never reached the device's port (lost before the device), when captured
+        completely (None also when the capture's own socket fell behind and dropped some)."""
+        if self.tap is None or int(self.tap.get("capture_dropped", 0)):  # type: ignore[call-overload]
+            return None
+        return int(self.tap["missing"])  # type: ignore[call-overload]
 
     @property
     def clumped_pct(self) -> float:
@@ -148,17 +177,22 @@ class FrameTrial:
     def lost_runs(self) -> list[tuple[int, int]]:
         return [(int(a), int(b)) for a, b in self.receiver["lost_runs"]]  # type: ignore[attr-defined]
 
-    def spacing_fields(self) -> dict[str, float]:
-        """The offered frames' gaps at the device's input (as they left the tester), us."""
+    def spacing_fields(self) -> dict[str, object]:
+        """The offered frames' gaps at the device's input, us (`source`: where they were measured)."""
         g = self.gaps
-        return {
+        out: dict[str, object] = {
             "even_gap_us": round(float(g["even_ns"]) / 1000, 3),
             "p5_gap_us": round(float(g["p5_ns"]) / 1000, 2),
             "median_gap_us": round(float(g["median_ns"]) / 1000, 2),
             "p95_gap_us": round(float(g["p95_ns"]) / 1000, 2),
             "max_gap_us": round(float(g["max_ns"]) / 1000, 1),
             "clumped_pct": round(self.clumped_pct, 3),
+            "source": self.spacing_source,
         }
+        if self.tap is not None:
+            out["missing_at_input"] = self.missing_at_input
+            out["capture_dropped"] = int(self.tap.get("capture_dropped", 0))  # type: ignore[call-overload]
+        return out
 
 
 def _run(argv: list[str], timeout_s: float) -> str:
@@ -179,6 +213,47 @@ def require_tester() -> None:
         )
 
 
+class _Listener:
+    """A receiving role of the tester (recv, tap) started before the sender: ready once its
+    socket listens; "stop" on its stdin, then its linger, then its one JSON line."""
+
+    def __init__(self, argv: list[str], what: str) -> None:
+        self.what = what
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], READY_TIMEOUT_S)
+        line = self.proc.stdout.readline().strip() if ready else ""
+        if line != "ready":
+            err = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
+            self.kill()
+            raise BenchError(f"the frame tester's {what} did not start: {err.strip() or line!r}")
+
+    def stop(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("stop\n")
+        self.proc.stdin.flush()
+
+    def result(self, timeout_s: float) -> dict[str, object]:
+        try:
+            out, err = self.proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise BenchError(f"the frame tester's {self.what} did not stop") from None
+        if self.proc.returncode != 0:
+            raise BenchError(f"the frame tester's {self.what} failed: {err.strip()}")
+        try:
+            return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+        except (ValueError, IndexError) as exc:
+            raise BenchError(f"the frame tester's {self.what} gave no result it could read ({exc})") from None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(5)
+
+
 def run_frames(
     src: TesterEnd,
     dst: TesterEnd,
@@ -191,61 +266,47 @@ def run_frames(
     slow_ns: int = 0,
     linger_ms: int = 300,
     label: str = "",
+    tap: InputTap | None = None,
 ) -> FrameTrial:
     """One trial: `phases` (frame rate, count) from `src` to `dst`, `repeat` times `pause_ms`
-    apart (back-to-back bursts); `slow_ns` more per frame slows the generator on purpose."""
+    apart (back-to-back bursts); `slow_ns` more per frame slows the generator on purpose; `tap`:
+    the frames' spacing captured at the device's input as well (else from the send times)."""
     require_tester()
+    tap = tap or src.device_input
     stream = next(_streams) % 65536
+    spec = ",".join(p.arg() for p in phases)
     expect = sum(p.count for p in phases) * repeat
     recv_argv = [*dst.prefix, str(TESTER), "recv", dst.iface, str(stream), str(expect), "--linger-ms", str(linger_ms)]
-    send_argv = [
-        *src.prefix,
-        str(TESTER),
-        "send",
-        src.iface,
-        dst.mac(),
-        src.ip,
-        dst.ip,
-        str(frame_bytes),
-        ",".join(p.arg() for p in phases),
-        "--stream",
-        str(stream),
-        "--line-mbps",
-        f"{line_mbps:.0f}",
-    ]
+    tap_argv = (
+        [*tap.prefix, str(TESTER), "tap", tap.iface, str(stream), spec, "--linger-ms", str(linger_ms)] if tap else []
+    )
+    send_argv = [*src.prefix, str(TESTER), "send", src.iface, dst.mac(), src.ip, dst.ip, str(frame_bytes), spec,
+                 "--stream", str(stream), "--line-mbps", f"{line_mbps:.0f}"]  # fmt: skip
     cpus = sorted(os.sched_getaffinity(0))
-    if len(cpus) >= 2:  # the sender's busy wait on a core of its own, the receiver on another
+    if len(cpus) >= 2:  # the sender's busy wait on a core of its own, the receiving roles on another
         send_argv += ["--cpu", str(cpus[-1])]
         recv_argv += ["--cpu", str(cpus[0])]
+        tap_argv += ["--cpu", str(cpus[0])] if tap else []
     if repeat > 1:
         send_argv += ["--burst-repeat", str(repeat), "--pause-ms", str(pause_ms)]
+        tap_argv += ["--burst-repeat", str(repeat)] if tap else []
     if slow_ns:
         send_argv += ["--slow-ns", str(slow_ns)]
     seconds = sum(p.count / p.fps for p in phases) * repeat + repeat * pause_ms / 1000
-    receiver = subprocess.Popen(
-        recv_argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    listeners: list[_Listener] = []
     try:
-        assert receiver.stdout is not None and receiver.stdin is not None
-        ready, _, _ = select.select([receiver.stdout], [], [], READY_TIMEOUT_S)
-        line = receiver.stdout.readline().strip() if ready else ""
-        if line != "ready":
-            err = receiver.stderr.read() if receiver.poll() is not None and receiver.stderr else ""
-            raise BenchError(f"the frame tester's receiver on the {dst.name} did not start: {err.strip() or line!r}")
-        sender = json.loads(_run(send_argv, seconds * 3 + 20))
-        receiver.stdin.write("stop\n")
-        receiver.stdin.flush()
-        out, err = receiver.communicate(timeout=linger_ms / 1000 + 20)
-        if receiver.returncode != 0:
-            raise BenchError(f"the frame tester's receiver on the {dst.name} failed: {err.strip()}")
-        got = json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError) as exc:
-        raise BenchError(f"the frame tester gave no result it could read ({exc})") from None
-    except subprocess.TimeoutExpired:
-        raise BenchError(f"the frame tester's receiver on the {dst.name} did not stop") from None
+        listeners.append(_Listener(recv_argv, f"receiver on the {dst.name}"))
+        if tap is not None:
+            listeners.append(_Listener(tap_argv, f"capture at the {tap.name}"))
+        try:
+            sender = json.loads(_run(send_argv, seconds * 3 + 20))
+        except ValueError as exc:
+            raise BenchError(f"the frame tester's sender gave no result it could read ({exc})") from None
+        for lst in listeners:
+            lst.stop()
+        got = [lst.result(linger_ms / 1000 + 20) for lst in listeners]
     finally:
-        if receiver.poll() is None:
-            receiver.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                receiver.wait(5)
-    return FrameTrial(frame_bytes, tuple(phases), sender, got, label)
+        for lst in listeners:
+            lst.kill()
+    return FrameTrial(frame_bytes, tuple(phases), sender, got[0], label, tap=got[1] if tap is not None else None,
+                      tap_name=tap.name if tap is not None else "")  # fmt: skip

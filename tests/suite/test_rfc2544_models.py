@@ -9,7 +9,8 @@ checks what a child run of the suite recorded (results.jsonl) against it:
   implies within one frame of 33; system recovery within 10 ms of 0 (a tail-drop queue loses
   nothing once the rate falls); reset time within 10 ms of 200 ms by both of RFC 6201's methods.
 * model-bitrate: each frame's bits on the wire served at 50 Mbit/s behind the same queue: at
-  512 B, 11,748 frames/s; its buffer 33 frames.
+  512 B, 11,748 frames/s; its buffer 33 frames (at RFC 2544's seven frame sizes with
+  HIL_MODEL_FRAME_SIZES=64,128,256,512,1024,1280,1518).
 * model-policer: 20,000 frames/s with a burst allowance of 8 frames and no queue: the same NDR
   downlink and uplink within 1 % (the tester spaces its frames evenly whatever the direction);
   its buffer (the allowance) 8 frames.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -88,18 +90,42 @@ def test_a_queue_of_known_length_every_rfc2544_test(tmp_path: Path) -> None:
     assert abs(m["reset_ms"] - 200) <= 10 and abs(m["reset_gap_ms"] - 200) <= 10, rec["extra"]["reset"]
     assert {row["share_pct"] for row in rec["extra"]["latency"]} == {10, 50, 90, 100}
     assert rec["extra"]["loss_curve"][0]["share_pct"] == 100
-    spacing = rec["extra"]["spacing"]  # every trial's gaps at the DUT's input
+    spacing = rec["extra"]["spacing"]  # every trial's gaps, captured at the DUT's input port
     assert len(spacing) >= rec["extra"]["trials"] and all(s["median_gap_us"] > 0 for s in spacing)
+    assert {s["source"] for s in spacing} == {"capture at the DUT's port p0"}, spacing
+    # evenly spaced at the DUT where the tester reaches the rate: the throughput trials' median gap
+    # within 2 % of the offered rate's (clean: every frame reached the port, the capture kept up)
+    at_rate = [s for s in spacing if s["test"] == "throughput" and s["even_gap_us"] > 20]
+    assert at_rate and all(abs(s["median_gap_us"] / s["even_gap_us"] - 1) <= 0.02 for s in at_rate), at_rate
+    assert all(s["missing_at_input"] == 0 for s in at_rate if s["capture_dropped"] == 0), at_rate
 
 
 def test_a_bit_rate_limit(tmp_path: Path) -> None:
-    rec = _run(tmp_path, "model-bitrate", "--frame-sizes", "512", "--rfc2544-tests", "throughput,b2b",
-               "-k", "downlink")["downlink-f512"]  # fmt: skip
-    truth = 50e6 / ((512 + 20) * 8)  # 11,748 frames/s
-    m = rec["measured"]
-    assert _near(m["ndr_fps"], truth, 0.005), m
-    assert _near(m["pdr_fps"], truth / (1 - PDR_LOSS), 0.01), m
-    assert abs(m["b2b_buffer_frames"] - QUEUE_BUFFER) <= 1, rec["extra"]["b2b"]
+    """At each frame size of $HIL_MODEL_FRAME_SIZES (default 512; RFC 2544's seven:
+    64,128,256,512,1024,1280,1518), the model's own rate 50 Mbit/s / ((size + 20) x 8) frames/s
+    (11,748 at 512 B, 74,405 at 64, 4,064 at 1518): NDR within 0.5 % in at most 6 trials, PDR
+    within 1 %, the buffer within one frame of 33."""
+    sizes = [int(x) for x in os.environ.get("HIL_MODEL_FRAME_SIZES", "512").split(",")]
+    recs = _run(tmp_path, "model-bitrate", "--frame-sizes", ",".join(map(str, sizes)),
+                "--rfc2544-tests", "throughput,b2b", "-k", "downlink")  # fmt: skip
+    missed = []
+    for size in sizes:
+        rec = recs[f"downlink-f{size}"]
+        truth = 50e6 / ((size + 20) * 8)
+        m = rec["measured"]
+        n = _trials_to_width(rec)
+        ok = (
+            _near(m["ndr_fps"], truth, 0.005)
+            and n is not None
+            and n <= 6
+            and _near(m["pdr_fps"], truth / (1 - PDR_LOSS), 0.01)
+            and abs(m["b2b_buffer_frames"] - QUEUE_BUFFER) <= 1
+        )
+        print(f"{size:5d} B: model {truth:9,.0f} fps; NDR {m['ndr_fps']:9,} ({n} trials), PDR {m['pdr_fps']:9,}, "
+              f"buffer {m['b2b_buffer_frames']}")  # fmt: skip
+        if not ok:
+            missed.append((size, round(truth), m, rec["extra"]["trial_log"], rec["extra"]["b2b"]))
+    assert not missed, missed
 
 
 def test_a_policer_with_a_small_burst_allowance_gives_the_same_rate_both_ways(tmp_path: Path) -> None:

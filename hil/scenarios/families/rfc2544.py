@@ -272,6 +272,7 @@ def run_rfc2544(hil: HilContext, p: Point) -> None:
         f"{plan.recovery_s:g} s, reset stream {plan.reset_s:g} s"
         + ("" if hil.profile.name == "rfc2544" else " (shorter than RFC 2544's: `--profile rfc2544` runs the RFC's)")
     )
+    rec.extra["durations"] = durations
     attach_text(f"{case}: trials", goals_text(res) + "\n" + durations + "\n\n" + trials.table())
     attach_text(f"{case}: RFC 2544", case_text(rec))
     hil.recorder.record(rec, start, time.time())
