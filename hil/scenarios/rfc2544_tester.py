@@ -6,6 +6,7 @@ tester on the virtual in-path bench: the PC's and the peer's interfaces."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -16,7 +17,15 @@ from hil.plumbing.in_path import PC_IF, PEER_IF, PORT_PC, PORT_PEER, InPathTopol
 from hil.plumbing.tester_loop import TesterLoop
 from hil.scenarios.rfc2544_tests import plan_of
 from hil.scenarios.sweep import attach_text
-from hil.traffic.frame_tester import FrameTrial, InputTap, Phase, TesterEnd, line_rate_fps, run_frames
+from hil.traffic.frame_tester import (
+    DEFAULT_LINGER_MS,
+    FrameTrial,
+    InputTap,
+    Phase,
+    TesterEnd,
+    line_rate_fps,
+    run_frames,
+)
 from hil.traffic.roles import GENERATOR_TOLERANCE
 
 if TYPE_CHECKING:
@@ -50,11 +59,26 @@ def tester_ends(hil: HilContext, direction: str) -> tuple[TesterEnd, TesterEnd]:
     topo = hil.topology
     assert isinstance(topo, InPathTopology)
     dut = tuple(topo.exec_prefix(topo.dut_ns))
+    linger = linger_ms(topo)
     pc = TesterEnd("PC", tuple(topo.exec_prefix(topo.pc_ns)), PC_IF, hil.pc_side.ip,
-                   InputTap(f"DUT's port {PORT_PC}", dut, PORT_PC))  # fmt: skip
+                   InputTap(f"DUT's port {PORT_PC}", dut, PORT_PC), linger)  # fmt: skip
     peer = TesterEnd("peer", tuple(topo.exec_prefix(topo.peer_ns)), PEER_IF, hil.far_end.ip,
-                     InputTap(f"DUT's port {PORT_PEER}", dut, PORT_PEER))  # fmt: skip
+                     InputTap(f"DUT's port {PORT_PEER}", dut, PORT_PEER), linger)  # fmt: skip
     return (pc, peer) if direction == "dut_rx" else (peer, pc)
+
+
+def linger_ms(topo: InPathTopology) -> int:
+    """How long a receiving end waits after the sender's last frame: three times the deepest of
+    the bench shapers' queues (tbf's latency; frames may wait there on the way), at least the
+    tester's default."""
+    units = {"us": 1e-3, "ms": 1.0, "s": 1e3}  # tc's time units, as the bench files write them
+    deepest = 0.0
+    for shaping in (topo.pc_shaping, topo.peer_shaping):
+        if shaping is None:
+            continue
+        m = re.fullmatch(r"([0-9.]+)(us|ms|s)", shaping.latency.strip())
+        deepest = max(deepest, float(m[1]) * units[m[2]] if m else 1000.0)  # unreadable: a second
+    return max(DEFAULT_LINGER_MS, round(3 * deepest))
 
 
 def tester_ceilings(hil: HilContext, sizes: Sequence[int], slow_ns: int) -> dict[int, Ceiling]:

@@ -31,6 +31,7 @@ TESTER = PROJECT_ROOT / "tester" / "build" / "frametester"
 ETHERNET_OVERHEAD = 20  # preamble and start delimiter (8) + inter-frame gap (12); the FCS is in the frame size
 RFC2544_FRAME_SIZES = (64, 128, 256, 512, 1024, 1280, 1518)
 READY_TIMEOUT_S = 10.0
+DEFAULT_LINGER_MS = 150  # three times the bench shaper's default 50-ms queue
 _streams = itertools.count(1)
 _MACS: dict[tuple[tuple[str, ...], str], str] = {}  # (host's prefix, interface) -> link address
 
@@ -64,6 +65,9 @@ class TesterEnd:
     ip: str
     # the device's port this end's frames enter it through, where the bench can capture there
     device_input: InputTap | None = None
+    # as the receiving end: how long it waits for frames still in flight after the sender's last
+    # (the deepest queue on the way, three times over)
+    linger_ms: int = DEFAULT_LINGER_MS
 
     def mac(self) -> str:
         key = (self.prefix, self.iface)
@@ -264,7 +268,7 @@ def run_frames(
     repeat: int = 1,
     pause_ms: int = 0,
     slow_ns: int = 0,
-    linger_ms: int = 300,
+    linger_ms: int | None = None,
     label: str = "",
     tap: InputTap | None = None,
 ) -> FrameTrial:
@@ -273,6 +277,7 @@ def run_frames(
     the frames' spacing captured at the device's input as well (else from the send times)."""
     require_tester()
     tap = tap or src.device_input
+    linger_ms = dst.linger_ms if linger_ms is None else linger_ms
     stream = next(_streams) % 65536
     spec = ",".join(p.arg() for p in phases)
     expect = sum(p.count for p in phases) * repeat

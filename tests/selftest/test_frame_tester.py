@@ -67,3 +67,19 @@ def test_bad_rfc2544_options_name_the_problem(axis, text: str, message: str) -> 
 def test_every_test_is_set_from_the_throughput() -> None:
     assert TESTS_AXIS.parse("b2b") == ("throughput", "b2b")
     assert FRAMES_AXIS.parse("64, 1518") == (64, 1518)
+
+
+def test_a_trial_captured_at_the_devices_input_takes_its_spacing_from_there() -> None:
+    t = _trial(30_000, 29_996, 19_990.0)
+    t.tap = {"expected": 30_000, "unique": 29_998, "missing": 2, "capture_dropped": 0,
+             "gaps": {"n": 29_990, "even_ns": 50_000.0, "p5_ns": 20_000, "median_ns": 49_000, "p95_ns": 99_000,
+                      "max_ns": 900_000, "clumped": 2_999}}  # fmt: skip
+    t.tap_name = "DUT's port p0"
+    sp = t.spacing_fields()
+    assert sp["source"] == "capture at the DUT's port p0" and sp["median_gap_us"] == 49.0
+    assert sp["clumped_pct"] == pytest.approx(10.0, abs=0.01) and sp["missing_at_input"] == 2
+    # the capture fell behind: which frames never reached the port is no longer known
+    t.tap["capture_dropped"] = 5
+    assert t.missing_at_input is None and t.spacing_fields()["missing_at_input"] is None
+    t.tap = None  # no capture: the sender's own gaps, and it says so
+    assert t.spacing_fields()["source"] == "the tester's send times" and t.missing_at_input is None
