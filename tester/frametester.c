@@ -770,6 +770,12 @@ static int cmd_tap(int argc, char **argv)
         if (poll(pfd, stopping ? 1 : 2, timeout) < 0 && errno != EINTR) {
             die("poll");
         }
+        if (pfd[0].revents & POLLERR) {
+            /* the port went down (a reconnection): the socket reports it once; read, it clears */
+            int err = 0;
+            socklen_t err_len = sizeof err;
+            (void)getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &err_len);
+        }
         if (!stopping && (pfd[1].revents & (POLLIN | POLLHUP)) && stdin_says_stop()) {
             stopping = true;
             /* the linger, and a block's timeout: the last block is handed over once it retires */

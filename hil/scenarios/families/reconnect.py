@@ -9,6 +9,7 @@ forward afterwards (the next case's forwarding check, and this one's)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import threading
@@ -151,6 +152,7 @@ def frames_through_outage(hil: HilContext, topo: InPathTopology, side: str) -> d
     (frames lost over the offered rate; the longest gap at the receiver) and the lost time beyond
     the time the link was down (what the DUT added: re-learning, queues, its own link handling)."""
     src, dst = tester_ends(hil, "dut_rx")
+    src = dataclasses.replace(src, device_input=None)  # no capture on a port that goes down
     count = round(FRAME_FPS * (FRAMES_BEFORE_S + DOWN_S + FRAMES_AFTER_S))
     trials: list[FrameTrial] = []
     failed: list[BaseException] = []
