@@ -131,4 +131,4 @@ def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
     dialect = dialect_info(dut.console.dialect) if dut.HAS_CONSOLE else None
     baud = dut.console.baud if dut.HAS_CONSOLE and not dut.LOCAL else None  # a local DUT's console is a pty
     return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss), dut.builds(),
-                      baud, dut.network.isolated)  # fmt: skip
+                      baud, dut.network.isolated, dut.tester is not None)  # fmt: skip

@@ -261,6 +261,18 @@ class PeerConfig(Strict):
         return self
 
 
+class TesterConfig(Strict):
+    """A real bench's frame tester (the RFC 2544 family): its two ends are the PC's bench NIC and
+    its second NIC (peer.netns); `ceilings`: the file `./suite calibrate-tester` writes with the
+    two NICs joined by a cable (no DUT between them), read before the DUT is measured (a relative
+    path: from the project's directory)."""
+
+    ceilings: Path
+
+    def ceilings_path(self) -> Path:
+        return self.ceilings if self.ceilings.is_absolute() else PROJECT_ROOT / self.ceilings
+
+
 class DutBase(Strict):
     """What every DUT section has; a kind's own section (hil.dut.<kind>, through
     hil.dut.section.KindSection) adds its `kind` tag, its flashers, the dialects its firmware may
@@ -290,6 +302,7 @@ class DutBase(Strict):
     role: Literal["endpoint", "in_path"] = "endpoint"
     peer: PeerConfig | None = None
     labgrid: LabgridConfig | None = None  # a board shared through a labgrid place (not for DUTs of this PC)
+    tester: TesterConfig | None = None  # a real in-path bench's frame tester (its two NICs' ceilings)
 
     def ladders(self) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
         """The build configurations the DUT window and MSS ladders flash, as the kind's build
@@ -334,6 +347,11 @@ class DutBase(Strict):
                 )
             if not self.LOCAL and self.peer.rate_mbit is not None:
                 raise ValueError("peer.rate_mbit shapes the virtual bench's peer link: a real link is not shaped")
+        if self.tester is not None and (self.LOCAL or self.peer is None or self.peer.netns is None):
+            raise ValueError(
+                "tester: is for a real bench whose DUT sits in the path between the PC's bench NIC and its "
+                "second NIC (peer.netns); the virtual bench measures its tester itself"
+            )
         if self.labgrid is not None and self.LOCAL:
             raise ValueError(f"kind {self.kind!r} runs on this PC's virtual bench: a labgrid place is for boards")
         if not self.LOCAL:

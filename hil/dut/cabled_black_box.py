@@ -83,6 +83,17 @@ class CabledBlackBox(ConsolelessDut):
         self.current_config = config or self.default_config
         self.flash_count += 1
 
+    @property
+    def can_reset(self) -> bool:
+        return self.cfg.reset is not None
+
+    def reset_device(self) -> None:
+        """Runs the bench file's `reset` command while traffic runs (RFC 6201's reset): the frames
+        lost until the device forwards again are its reset time."""
+        if self.cfg.reset is None:
+            raise DutError(f"DUT {self.cfg.name}: the bench file gives no `reset` command")
+        self._run_reset(self.cfg.reset)
+
     def _run_reset(self, command: str) -> None:
         log = self.workdir / "reset.log"
         proc = start_logged(["sh", "-c", command], log, "the DUT's reset command")

@@ -204,11 +204,15 @@ def spacing_table(records: Sequence[CaseRecord]) -> str:
 def _direction_section(direction: str, records: Sequence[CaseRecord]) -> str:
     goals = next((r.extra.get("goals") for r in records if r.extra.get("goals")), {}) or {}
     durations = next((r.extra.get("durations") for r in records if r.extra.get("durations")), "")
+    ceilings_from = next(
+        (r.extra.get("tester_ceiling_from") for r in records if r.extra.get("tester_ceiling_from")), "not recorded"
+    )
     goal_lines = "".join(f"<li>{_e(g)}</li>" for g in goals.values())  # type: ignore[union-attr]
     return (
         f"<h2>{_e(direction)}</h2>"
         f"<h3>Throughput (RFC 9971 NDR = RFC 2544 throughput; PDR: loss up to the goal's ratio)</h3>"
         f"{throughput_table(records)}"
+        f"<p class=small>The tester's ceilings: {_e(ceilings_from)}.</p>"
         f"<p class=small>Search goals:</p><ul class=small>{goal_lines}</ul>"
         f"<p class=small>{_e(durations)}</p>"
         f"<h3>Latency at shares of the throughput (one-way, send to receive)</h3>{latency_table(records)}"

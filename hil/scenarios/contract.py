@@ -55,6 +55,8 @@ class BenchFacts:
     console_baud: int | None = None
     # the bench file declares the DUT's network isolated (network.isolated): hostile frames may be sent on it
     isolated: bool = False
+    # a real bench's frame tester: the PC's two NICs around the DUT, calibrated (the bench file's `tester:`)
+    two_nic_tester: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,62 +2,44 @@
 ends joined directly (hil.plumbing.tester_loop), the lower of CALIBRATION_TRIALS trials at the line
 rate per frame size is its ceiling: the search's max load, and what a DUT's throughput is compared
 with (within TESTER_MARGIN of a ceiling below the line rate: tester-limited). The ends of the
-tester on the virtual in-path bench: the PC's and the peer's interfaces."""
+tester: on the virtual in-path bench the PC's and the peer's interfaces, on a real bench the PC's
+two NICs around the DUT (hil.plumbing.two_nics), calibrated beforehand with a cable between them
+(hil.traffic.tester_ceilings)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import allure
 
 from hil.plumbing.in_path import PC_IF, PEER_IF, PORT_PC, PORT_PEER, InPathTopology
 from hil.plumbing.tester_loop import TesterLoop
+from hil.plumbing.two_nics import two_nic_ends
 from hil.scenarios.rfc2544_tests import plan_of
 from hil.scenarios.sweep import attach_text
-from hil.traffic.frame_tester import (
-    DEFAULT_LINGER_MS,
-    FrameTrial,
-    InputTap,
-    Phase,
-    TesterEnd,
-    line_rate_fps,
-    run_frames,
-)
-from hil.traffic.roles import GENERATOR_TOLERANCE
+from hil.traffic.frame_tester import DEFAULT_LINGER_MS, InputTap, TesterEnd
+from hil.traffic.tester_ceilings import Ceiling, NicIdentity, ceilings_table, load_ceilings, measure_ceiling
 
 if TYPE_CHECKING:
     from hil.session import HilContext
 
 TESTER_MARGIN = 0.03  # a throughput within 3 % of the tester's own ceiling is the tester's number
-CALIBRATION_TRIALS = 2  # the tester's ceiling: the lower of these trials at the line rate
-
-
-@dataclass
-class Ceiling:
-    """The tester's own best frame rate at a frame size, measured without the DUT."""
-
-    frame_bytes: int
-    fps: float
-    line_fps: float
-    trials: list[FrameTrial] = field(default_factory=list)
-
-    @property
-    def limited(self) -> bool:
-        """The tester cannot offer the line rate at this size."""
-        return self.fps < GENERATOR_TOLERANCE * self.line_fps
 
 
 _CEILINGS: dict[tuple[int, int, float], Ceiling] = {}  # (frame size, slow ns, link Mbit/s) -> ceiling
 
 
 def tester_ends(hil: HilContext, direction: str) -> tuple[TesterEnd, TesterEnd]:
-    """(sender, receiver): the PC's and the peer's interfaces on the virtual in-path bench, each
-    with the DUT's port its frames enter through (p0, p1: their spacing is captured there)."""
+    """(sender, receiver). On the virtual in-path bench: the PC's and the peer's interfaces, each
+    with the DUT's port its frames enter through (p0, p1: their spacing is captured there). On a
+    real bench: the PC's bench NIC and its second NIC (the DUT's ports are the device's own: the
+    spacing is the sender's)."""
     topo = hil.topology
-    assert isinstance(topo, InPathTopology)
+    if not isinstance(topo, InPathTopology):
+        pc, peer, _, _ = _real_ends(hil)
+        return (pc, peer) if direction == "dut_rx" else (peer, pc)
     dut = tuple(topo.exec_prefix(topo.dut_ns))
     linger = linger_ms(topo)
     pc = TesterEnd("PC", tuple(topo.exec_prefix(topo.pc_ns)), PC_IF, hil.pc_side.ip,
@@ -65,6 +47,13 @@ def tester_ends(hil: HilContext, direction: str) -> tuple[TesterEnd, TesterEnd]:
     peer = TesterEnd("peer", tuple(topo.exec_prefix(topo.peer_ns)), PEER_IF, hil.far_end.ip,
                      InputTap(f"DUT's port {PORT_PEER}", dut, PORT_PEER), linger)  # fmt: skip
     return (pc, peer) if direction == "dut_rx" else (peer, pc)
+
+
+def _real_ends(hil: HilContext) -> tuple[TesterEnd, TesterEnd, NicIdentity, NicIdentity]:
+    cfg = hil.dut.config
+    if cfg.tester is None or cfg.peer is None or cfg.peer.netns is None:  # the contract skips such a bench
+        raise TypeError("the RFC 2544 family ran on a real bench without a two-NIC tester")
+    return two_nic_ends(cfg.network.pc_netns, cfg.network.pc_ip, cfg.peer.netns, cfg.peer.ip)
 
 
 def linger_ms(topo: InPathTopology) -> int:
@@ -82,48 +71,26 @@ def linger_ms(topo: InPathTopology) -> int:
 
 
 def tester_ceilings(hil: HilContext, sizes: Sequence[int], slow_ns: int) -> dict[int, Ceiling]:
-    """The tester's ceilings at these frame sizes, measured once per run without the DUT (the
-    first case that needs them measures every size of the run and attaches the table)."""
+    """The tester's ceilings at these frame sizes, once per run (the first case that needs them
+    gets every size of the run and attaches the table): on the virtual bench measured now with
+    its two ends joined directly; on a real bench, read from its calibration file."""
     link = hil.link_mbit
     missing = [s for s in sizes if (s, slow_ns, link) not in _CEILINGS]
     if missing:
         topo = hil.topology
-        assert isinstance(topo, InPathTopology)
-        with allure.step(f"the tester without the DUT: its ceilings at {', '.join(map(str, missing))} B"):
-            with TesterLoop(topo.config, topo.pc_shaping) as loop:
+        if not isinstance(topo, InPathTopology):
+            cfg = hil.dut.config
+            assert cfg.tester is not None
+            _, _, pc_nic, peer_nic = _real_ends(hil)
+            read = load_ceilings(cfg.tester.ceilings_path(), missing, pc_nic, peer_nic, link, slow_ns)
+            _CEILINGS.update({(s, slow_ns, link): c for s, c in read.items()})
+        else:
+            step = f"the tester without the DUT: its ceilings at {', '.join(map(str, missing))} B"
+            with allure.step(step), TesterLoop(topo.config, topo.pc_shaping) as loop:
                 pc = TesterEnd("PC", tuple(loop.exec_prefix(loop.pc_ns)), PC_IF, hil.pc_side.ip)
                 peer = TesterEnd("peer", tuple(loop.exec_prefix(loop.peer_ns)), PEER_IF, hil.far_end.ip)
                 for size in missing:
-                    line = line_rate_fps(link, size)
-                    count = max(2, round(line * plan_of(hil.profile).calibration_s))
-                    trials = [
-                        run_frames(
-                            pc, peer, size, [Phase(line, count)], line_mbps=link, slow_ns=slow_ns, label="tester"
-                        )
-                        for _ in range(CALIBRATION_TRIALS)
-                    ]
-                    # what the tester reaches every time: the lower of its trials (sent, and received)
-                    best = min(min(t.achieved_fps, t.received / t.elapsed_s if t.elapsed_s else 0.0) for t in trials)
-                    _CEILINGS[(size, slow_ns, link)] = Ceiling(size, min(best, line), line, trials)
-            attach_text(
-                "the tester's ceilings (no DUT)", ceilings_table([_CEILINGS[(s, slow_ns, link)] for s in sizes])
-            )
+                    seconds = plan_of(hil.profile).calibration_s
+                    _CEILINGS[(size, slow_ns, link)] = measure_ceiling(pc, peer, size, link, slow_ns, seconds)
+        attach_text("the tester's ceilings (no DUT)", ceilings_table([_CEILINGS[(s, slow_ns, link)] for s in sizes]))
     return {s: _CEILINGS[(s, slow_ns, link)] for s in sizes}
-
-
-def ceilings_table(ceilings: Sequence[Ceiling]) -> str:
-    lines = [
-        "The frame tester measured without the DUT (its two ends joined directly, the same medium), "
-        f"the lower of {CALIBRATION_TRIALS} trials at the line rate:",
-        f"{'frame B':>7s} {'line fps':>10s} {'tester fps':>10s} {'% of line':>9s} {'lost':>6s}"
-        "  gap us: even median p95",
-    ]
-    for c in ceilings:
-        t = c.trials[-1]
-        sp = t.spacing_fields()
-        lines.append(
-            f"{c.frame_bytes:7d} {c.line_fps:10.0f} {c.fps:10.0f} {100 * c.fps / c.line_fps:9.1f} "
-            f"{sum(x.lost for x in c.trials):6d}  {sp['even_gap_us']:7.2f} {sp['median_gap_us']:7.2f} "
-            f"{sp['p95_gap_us']:7.2f}" + ("  tester below the line rate" if c.limited else "")
-        )
-    return "\n".join(lines)

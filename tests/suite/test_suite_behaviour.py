@@ -166,7 +166,10 @@ def test_injected_loss_is_reported_within_three_tenths_of_a_point(tmp_path: Path
         "duts:\n  - name: lossy\n    kind: virtual\n    thresholds: virtual-100m\n    link: {loss_pct: 1}\n"
     )
     thresholds = tmp_path / "lossy-thresholds.yaml"
-    thresholds.write_text("profile: lossy\nscenarios:\n  stress-stress:\n    default: {max_loss_pct: 3}\n")
+    # per stream: the injector's own spread, not the accounting under test (checked on the total below):
+    # 8 of a 200-packet stream at 1 % happened in a clean-clone run (P about 0.5 % a stream); 8 % is 16,
+    # below 1e-9 (a double-counting bug still fails the total's 0.3 points)
+    thresholds.write_text("profile: lossy\nscenarios:\n  stress-stress:\n    default: {max_loss_pct: 8}\n")
     proc = run_suite(
         # loss accounting is checked here: a burst a busy PC sent late is not (xfail, numbers recorded)
         tmp_path, "-m", "stress", "-k", "not patient", "--profile", "quick", "--stream-duration", "20",

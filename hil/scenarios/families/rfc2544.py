@@ -72,8 +72,9 @@ NOT_IN_PATH = (
     "DUT's own throughput is the other families'"
 )
 NOT_LOCAL = (
-    "the frame tester's ends are the virtual bench's own namespaces; a DUT in the path on a real bench needs "
-    "them on the bench PC's two NICs (not supported yet)"
+    "the frame tester's two ends must be the bench PC's: on a real bench, its bench NIC and its second NIC "
+    "(peer.netns) around the DUT, calibrated with the two joined by a cable (the bench file's `tester: "
+    "{ceilings: FILE}`, written by `./suite calibrate-tester`)"
 )
 METRICS = THROUGHPUT | {
     "loss_pct",
@@ -173,7 +174,7 @@ class Rfc2544:
         sizes = [int(s) for s in axis_points(FRAMES_AXIS, bench.profile)]  # type: ignore[call-overload]
         tests = tuple(str(t) for t in axis_points(TESTS_AXIS, bench.profile))
         slow = int(axis_points(SLOW_AXIS, bench.profile)[0])  # type: ignore[call-overload]
-        skip = NOT_IN_PATH if not bench.in_path else None if bench.local else NOT_LOCAL
+        skip = NOT_IN_PATH if not bench.in_path else None if bench.local or bench.two_nic_tester else NOT_LOCAL
         out = []
         for d in ("dut_rx", "dut_tx"):
             for i, size in enumerate(sizes):
@@ -306,6 +307,7 @@ def _record_throughput(rec: CaseRecord, res: MlrResult, ceiling: Ceiling, size: 
         if g.lower_mbps is not None:
             rec.measured[f"{key}_fps"] = round(g.lower_mbps * 1e6 / (8 * size))
     rec.measured["tester_fps"] = round(ceiling.fps)
+    rec.extra["tester_ceiling_from"] = ceiling.source
     rec.measured["tester_mbps"] = round(frame_mbps(ceiling.fps, size), 4)
     rec.extra.update(
         **res.search_fields(),
