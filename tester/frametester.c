@@ -47,6 +47,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
@@ -128,6 +129,42 @@ static void pin_to_cpu(unsigned long cpu)
     CPU_SET((int)cpu, &set);
     if (sched_setaffinity(0, sizeof set, &set) < 0) {
         die("sched_setaffinity (--cpu)");
+    }
+}
+
+/* a role's options: each "--name VALUE" a whole number in lo..hi; --cpu (every role) pins the
+ * role to that core once the options are read */
+struct option_spec {
+    const char *name;
+    unsigned long *value;
+    unsigned long lo, hi;
+};
+
+static void parse_options(int argc, char **argv, int first, const struct option_spec *specs, size_t n,
+                          const char *role)
+{
+    unsigned long cpu = ULONG_MAX;
+    for (int i = first; i < argc; i += 2) {
+        if (i + 1 >= argc) {
+            usage("an option without its value");
+        }
+        if (strcmp(argv[i], "--cpu") == 0) {
+            cpu = number(argv[i + 1], "--cpu", 0, CPU_SETSIZE - 1);
+            continue;
+        }
+        size_t k = 0;
+        while (k < n && strcmp(argv[i], specs[k].name) != 0) {
+            k++;
+        }
+        if (k == n) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "unknown %s option: %s", role, argv[i]);
+            usage(msg);
+        }
+        *specs[k].value = number(argv[i + 1], specs[k].name, specs[k].lo, specs[k].hi);
+    }
+    if (cpu != ULONG_MAX) {
+        pin_to_cpu(cpu);
     }
 }
 
@@ -271,27 +308,12 @@ static int cmd_send(int argc, char **argv)
     struct phase phases[MAX_PHASES];
     int n_phases = parse_phases(argv[7], phases);
     unsigned long stream = 1, port = DEFAULT_PORT, repeat = 1, pause_ms = 0, line_mbps = 100, slow_ns = 0;
-    for (int i = 8; i < argc; i += 2) {
-        if (i + 1 >= argc) {
-            usage("an option without its value");
-        } else if (strcmp(argv[i], "--stream") == 0) {
-            stream = number(argv[i + 1], "--stream", 0, 65535);
-        } else if (strcmp(argv[i], "--port") == 0) {
-            port = number(argv[i + 1], "--port", 1, 65535);
-        } else if (strcmp(argv[i], "--burst-repeat") == 0) {
-            repeat = number(argv[i + 1], "--burst-repeat", 1, 100000);
-        } else if (strcmp(argv[i], "--pause-ms") == 0) {
-            pause_ms = number(argv[i + 1], "--pause-ms", 0, 600000);
-        } else if (strcmp(argv[i], "--line-mbps") == 0) {
-            line_mbps = number(argv[i + 1], "--line-mbps", 0, 100000);
-        } else if (strcmp(argv[i], "--slow-ns") == 0) {
-            slow_ns = number(argv[i + 1], "--slow-ns", 0, 100000000);
-        } else if (strcmp(argv[i], "--cpu") == 0) {
-            pin_to_cpu(number(argv[i + 1], "--cpu", 0, CPU_SETSIZE - 1));
-        } else {
-            usage("unknown send option");
-        }
-    }
+    const struct option_spec specs[] = {
+        {"--stream", &stream, 0, 65535},           {"--port", &port, 1, 65535},
+        {"--burst-repeat", &repeat, 1, 100000},    {"--pause-ms", &pause_ms, 0, 600000},
+        {"--line-mbps", &line_mbps, 0, 100000},    {"--slow-ns", &slow_ns, 0, 100000000},
+    };
+    parse_options(argc, argv, 8, specs, sizeof specs / sizeof specs[0], "send");
     /* the highest nice priority: at normal priority the busy wait shares its core with whatever
      * else the host runs there, for milliseconds at a time (a gap in the stream, a "resync").
      * Not SCHED_FIFO: the kernel throttles a real-time task that spins for 0.95 s of a second,
@@ -419,6 +441,28 @@ static bool stdin_says_stop(void)
     return strncmp(line, "stop", 4) == 0;
 }
 
+/* a listening role's wait: up to 100 ms for its socket (and, until "stop", for stdin); false once
+ * the linger after "stop" is over */
+static bool wait_listening(struct pollfd pfd[2], bool *stopping, uint64_t *stop_at, uint64_t linger_ns)
+{
+    int timeout = 100;
+    if (*stopping) {
+        uint64_t now = now_ns(CLOCK_MONOTONIC);
+        if (now >= *stop_at) {
+            return false;
+        }
+        timeout = (int)((*stop_at - now) / 1000000) + 1;
+    }
+    if (poll(pfd, *stopping ? 1 : 2, timeout) < 0 && errno != EINTR) {
+        die("poll");
+    }
+    if (!*stopping && (pfd[1].revents & (POLLIN | POLLHUP)) && stdin_says_stop()) {
+        *stopping = true;
+        *stop_at = now_ns(CLOCK_MONOTONIC) + linger_ns;
+    }
+    return true;
+}
+
 static int cmd_recv(int argc, char **argv)
 {
     if (argc < 5) {
@@ -428,19 +472,8 @@ static int cmd_recv(int argc, char **argv)
     uint16_t stream = (uint16_t)number(argv[3], "STREAM", 0, 65535);
     uint64_t expect = number(argv[4], "EXPECT", 1, 1000000000);
     unsigned long port = DEFAULT_PORT, linger_ms = 500;
-    for (int i = 5; i < argc; i += 2) {
-        if (i + 1 >= argc) {
-            usage("an option without its value");
-        } else if (strcmp(argv[i], "--port") == 0) {
-            port = number(argv[i + 1], "--port", 1, 65535);
-        } else if (strcmp(argv[i], "--linger-ms") == 0) {
-            linger_ms = number(argv[i + 1], "--linger-ms", 0, 60000);
-        } else if (strcmp(argv[i], "--cpu") == 0) {
-            pin_to_cpu(number(argv[i + 1], "--cpu", 0, CPU_SETSIZE - 1));
-        } else {
-            usage("unknown recv option");
-        }
-    }
+    const struct option_spec specs[] = {{"--port", &port, 1, 65535}, {"--linger-ms", &linger_ms, 0, 60000}};
+    parse_options(argc, argv, 5, specs, sizeof specs / sizeof specs[0], "recv");
     uint8_t *seen = calloc((size_t)(expect + 7) / 8, 1);
     if (seen == NULL) {
         die("calloc");
@@ -476,24 +509,7 @@ static int cmd_recv(int argc, char **argv)
     bool any_seq = false, stopping = false;
     uint64_t stop_at = 0;
     struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN}, {.fd = STDIN_FILENO, .events = POLLIN}};
-    for (;;) {
-        int timeout = 100;
-        if (stopping) {
-            uint64_t t = now_ns(CLOCK_MONOTONIC);
-            if (t >= stop_at) {
-                break;
-            }
-            timeout = (int)((stop_at - t) / 1000000) + 1;
-        }
-        if (poll(pfd, stopping ? 1 : 2, timeout) < 0 && errno != EINTR) {
-            die("poll");
-        }
-        if (!stopping && (pfd[1].revents & (POLLIN | POLLHUP))) {
-            if (stdin_says_stop()) {
-                stopping = true;
-                stop_at = now_ns(CLOCK_MONOTONIC) + (uint64_t)linger_ms * 1000000ull;
-            }
-        }
+    while (wait_listening(pfd, &stopping, &stop_at, (uint64_t)linger_ms * 1000000ull)) {
         if (!(pfd[0].revents & POLLIN)) {
             continue;
         }
@@ -690,21 +706,9 @@ static int cmd_tap(int argc, char **argv)
     t.n_phases = parse_phases(argv[4], phases);
     t.phases = phases;
     unsigned long port = DEFAULT_PORT, linger_ms = 300, repeat = 1;
-    for (int i = 5; i < argc; i += 2) {
-        if (i + 1 >= argc) {
-            usage("an option without its value");
-        } else if (strcmp(argv[i], "--port") == 0) {
-            port = number(argv[i + 1], "--port", 1, 65535);
-        } else if (strcmp(argv[i], "--linger-ms") == 0) {
-            linger_ms = number(argv[i + 1], "--linger-ms", 0, 60000);
-        } else if (strcmp(argv[i], "--burst-repeat") == 0) {
-            repeat = number(argv[i + 1], "--burst-repeat", 1, 100000);
-        } else if (strcmp(argv[i], "--cpu") == 0) {
-            pin_to_cpu(number(argv[i + 1], "--cpu", 0, CPU_SETSIZE - 1));
-        } else {
-            usage("unknown tap option");
-        }
-    }
+    const struct option_spec specs[] = {
+        {"--port", &port, 1, 65535}, {"--linger-ms", &linger_ms, 0, 60000}, {"--burst-repeat", &repeat, 1, 100000}};
+    parse_options(argc, argv, 5, specs, sizeof specs / sizeof specs[0], "tap");
     for (int p = 0; p < t.n_phases; p++) {
         t.per_repeat += phases[p].count;
     }
@@ -759,27 +763,15 @@ static int cmd_tap(int argc, char **argv)
             block = (block + 1) % TAP_BLOCKS;
             continue;
         }
-        int timeout = 100;
-        if (stopping) {
-            uint64_t now = now_ns(CLOCK_MONOTONIC);
-            if (now >= stop_at) {
-                break;
-            }
-            timeout = (int)((stop_at - now) / 1000000) + 1;
-        }
-        if (poll(pfd, stopping ? 1 : 2, timeout) < 0 && errno != EINTR) {
-            die("poll");
+        /* the linger, and a block's timeout: the last block is handed over once it retires */
+        if (!wait_listening(pfd, &stopping, &stop_at, ((uint64_t)linger_ms + 2 * TAP_BLOCK_TIMEOUT_MS) * 1000000ull)) {
+            break;
         }
         if (pfd[0].revents & POLLERR) {
             /* the port went down (a reconnection): the socket reports it once; read, it clears */
             int err = 0;
             socklen_t err_len = sizeof err;
             (void)getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &err_len);
-        }
-        if (!stopping && (pfd[1].revents & (POLLIN | POLLHUP)) && stdin_says_stop()) {
-            stopping = true;
-            /* the linger, and a block's timeout: the last block is handed over once it retires */
-            stop_at = now_ns(CLOCK_MONOTONIC) + ((uint64_t)linger_ms + 2 * TAP_BLOCK_TIMEOUT_MS) * 1000000ull;
         }
     }
     /* frames the ring had no room for (the capture fell behind): their absence is the capture's */

@@ -68,24 +68,21 @@ def write_attachment(allure_dir: Path, name: str, text: str, mime: str, ext: str
     return {"name": name, "source": source, "type": mime}
 
 
-def write_summary_result(
-    allure_dir: Path, *, title: str, failed: bool, dut: str, table_html: str, table_csv: str,
-    start_ms: int, stop_ms: int, message: str | None = None, findings: str | None = None,
+def write_run_result(
+    allure_dir: Path, *, key: str, title: str, failed: bool, dut: str, feature: str, severity: str,
+    link: tuple[str, str], attachments: list[dict[str, str]], start_ms: int, stop_ms: int,
+    message: str | None = None,
 ) -> Path:  # fmt: skip
-    """The summary as an Allure result of its own, in its own group of the tree; the same
-    history id every run (per DUT), so its History tab lists the runs."""
-    allure_dir.mkdir(parents=True, exist_ok=True)
-    found = (
-        [write_attachment(allure_dir, "findings: what the sweeps show", findings, "text/plain", "txt")]
-        if findings
-        else []
-    )
-    history_id = hashlib.md5(f"hil-run-summary:{dut}".encode()).hexdigest()  # an id, not security
+    """A page of the run (not a test case) as an Allure result of its own in the run summary's
+    group of the tree; the same history id every run (per `key` and DUT), so its History tab lists
+    the runs. `link`: (name, file beside the report's index.html)."""
+    # "hil-run-summary:<dut>" for the summary, as before there were other pages: its history goes on
+    history_id = hashlib.md5(f"hil-{key.replace('_', '-')}:{dut}".encode()).hexdigest()  # an id, not security
     result = {
         "uuid": str(uuid.uuid4()),
         "historyId": history_id,
         "testCaseId": history_id,
-        "fullName": f"hil.run_summary[{dut}]",
+        "fullName": f"hil.{key}[{dut}]",
         "name": title,
         "status": "failed" if failed else "passed",
         "statusDetails": {"message": message} if message else {},
@@ -94,19 +91,39 @@ def write_summary_result(
         "stop": stop_ms,
         "labels": [
             {"name": "epic", "value": SUMMARY_FEATURE},
-            {"name": "feature", "value": f"every number of the run, DUT {dut}"},
-            {"name": "severity", "value": "critical"},
+            {"name": "feature", "value": f"{feature}, DUT {dut}"},
+            {"name": "severity", "value": severity},
             {"name": "framework", "value": "pytest"},
         ],
-        "links": [{"name": "summary, sortable (summary.html)", "url": "summary.html", "type": "link"}],
-        "attachments": [
-            *found,
-            write_attachment(
-                allure_dir, "summary: every case and metric against its criterion", table_html, "text/html", "html"
-            ),
-            write_attachment(allure_dir, "summary.csv", table_csv, "text/csv", "csv"),
-        ],
+        "links": [{"name": link[0], "url": link[1], "type": "link"}],
+        "attachments": attachments,
     }
     path = allure_dir / f"{result['uuid']}-result.json"
     path.write_text(json.dumps(result))
     return path
+
+
+def write_summary_result(
+    allure_dir: Path, *, title: str, failed: bool, dut: str, table_html: str, table_csv: str,
+    start_ms: int, stop_ms: int, message: str | None = None, findings: str | None = None,
+) -> Path:  # fmt: skip
+    """The summary as an Allure result of its own (write_run_result): its findings, its table
+    and CSV."""
+    allure_dir.mkdir(parents=True, exist_ok=True)
+    found = (
+        [write_attachment(allure_dir, "findings: what the sweeps show", findings, "text/plain", "txt")]
+        if findings
+        else []
+    )
+    attachments = [
+        *found,
+        write_attachment(
+            allure_dir, "summary: every case and metric against its criterion", table_html, "text/html", "html"
+        ),
+        write_attachment(allure_dir, "summary.csv", table_csv, "text/csv", "csv"),
+    ]
+    return write_run_result(
+        allure_dir, key="run_summary", title=title, failed=failed, dut=dut, feature="every number of the run",
+        severity="critical", link=("summary, sortable (summary.html)", "summary.html"), attachments=attachments,
+        start_ms=start_ms, stop_ms=stop_ms, message=message,
+    )  # fmt: skip

@@ -9,15 +9,12 @@ system recovery and reset time (RFC 6201); the spacing of the offered frames at 
 
 from __future__ import annotations
 
-import hashlib
 import html
-import json
 import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from hil.report.allure_results import write_attachment
+from hil.report.allure_results import write_attachment, write_run_result
 from hil.results.recorder import CaseRecord
 
 SCENARIO = "rfc2544"
@@ -275,30 +272,11 @@ def write_rfc2544_page(
     if allure_dir is None:
         return page
     allure_dir.mkdir(parents=True, exist_ok=True)
-    rs = [r for g in groups.values() for r in g]
-    history_id = hashlib.md5(f"hil-rfc2544:{dut}".encode()).hexdigest()  # an id, not security
-    failed = any(r.verdict in ("below threshold", "regression") for r in rs)
-    result = {
-        "uuid": str(uuid.uuid4()),
-        "historyId": history_id,
-        "testCaseId": history_id,
-        "fullName": f"hil.rfc2544_page[{dut}]",
-        "name": title,
-        "status": "failed" if failed else "passed",
-        "statusDetails": {},
-        "stage": "finished",
-        "start": int(started * 1000),
-        "stop": int(time.time() * 1000),
-        "labels": [
-            {"name": "epic", "value": "Run summary"},
-            {"name": "feature", "value": f"{FEATURE}, DUT {dut}"},
-            {"name": "severity", "value": "normal"},
-            {"name": "framework", "value": "pytest"},
-        ],
-        "links": [{"name": f"RFC 2544 tables ({PAGE})", "url": PAGE, "type": "link"}],
-        "attachments": [
-            write_attachment(allure_dir, "RFC 2544: the standard's tables", page.read_text(), "text/html", "html")
-        ],
-    }
-    (allure_dir / f"{result['uuid']}-result.json").write_text(json.dumps(result))
+    failed = any(r.verdict in ("below threshold", "regression") for g in groups.values() for r in g)
+    attachment = write_attachment(allure_dir, "RFC 2544: the standard's tables", page.read_text(), "text/html", "html")
+    write_run_result(
+        allure_dir, key="rfc2544_page", title=title, failed=failed, dut=dut, feature=FEATURE, severity="normal",
+        link=(f"RFC 2544 tables ({PAGE})", PAGE), attachments=[attachment], start_ms=int(started * 1000),
+        stop_ms=int(time.time() * 1000),
+    )  # fmt: skip
     return page

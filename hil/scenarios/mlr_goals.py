@@ -69,6 +69,9 @@ class Measurement:
     forwarding_mbps: float
     loss_ratio: float
     generator_limited: bool = False
+    # a trial that vouches only for a lower load than intended (a loss-free trial whose generator
+    # the host stalled: what it did send); the search counts it there
+    counts_at_mbps: float | None = None
 
 
 def classify(trials: Iterable[Measurement], goal: SearchGoal) -> Bound:

@@ -29,7 +29,9 @@ what every trial measured, as the suite's single-target search did:
   search stops as generator-limited (the tester's ceiling, not the DUT's); if the path lost more,
   the trial counts at the rate it did send. With `count_short_lossy` (a generator whose shortfall
   is gaps, never catch-up bursts), a short trial that lost more than any goal allows counts at
-  once, and places estimates like any other.
+  once, and places estimates like any other. A trial may vouch for less than its load
+  (`Measurement.counts_at_mbps`: a loss-free trial the host stalled the generator in); it counts
+  there.
 """
 
 from __future__ import annotations
@@ -198,6 +200,8 @@ def mlr_search(
                 result.generator_limited = True
                 return False
             load = min(load, t.sent_mbps)  # the path lost more than any goal allows at what was sent
+        if t.counts_at_mbps is not None:
+            load = min(load, t.counts_at_mbps)
         key = round(load, LOAD_DIGITS)
         by_load.setdefault(key, []).append(t)
         result.counted_at[-1] = key

@@ -222,9 +222,18 @@ def back_to_back_test(
     """RFC 2544 26.4: the longest burst at the minimum gap forwarded without loss (binary search
     on the burst's length), then `b2b_repeats` bursts of that length."""
 
+    stalled: list[int] = []  # bursts the host stalled the tester in every time: counted as lost
+    drains_fps = ndr_fps if ndr_fps > 0 else line_fps  # how fast the device empties its buffer
+
+    def was_stalled(t: FrameTrial) -> bool:
+        """The host held the tester long enough for the device to forward half a frame more than a
+        back-to-back burst would let it: the burst was not back to back."""
+        return float(t.sender.get("stalled_ns", 0)) / 1e9 * drains_fps >= 0.5  # type: ignore[arg-type]
+
     def burst(n: int, repeat: int = 1) -> FrameTrial:
         """Bursts of n frames at the line rate; one the host stalled the tester in (a gap in the
-        burst: it was not back to back) is sent again, up to B2B_ATTEMPTS times."""
+        burst: it was not back to back) is sent again, up to B2B_ATTEMPTS times; stalled every
+        time, it says nothing of the device and counts as lost (the result never overclaims)."""
         for _ in range(B2B_ATTEMPTS):
             t = trials.add(
                 f"b2b {n}" + (f" x{repeat}" if repeat > 1 else ""),
@@ -239,24 +248,29 @@ def back_to_back_test(
                     slow_ns=slow_ns,
                 ),
             )
-            if t.resyncs == 0:
+            if not was_stalled(t):
                 break
+        if was_stalled(t):
+            stalled.append(n)
         return t
 
+    def lost(t: FrameTrial) -> int:
+        return t.lost or (1 if was_stalled(t) else 0)
+
     def lossy_bursts(t: FrameTrial, n: int) -> int:
-        return len({i for a, b in t.lost_runs for i in range(a // n, b // n + 1)})
+        return len({i for a, b in t.lost_runs for i in range(a // n, b // n + 1)}) or (1 if was_stalled(t) else 0)
 
     longest = max(2, round(line_fps * plan.b2b_longest_s))
     # the longest burst first (a device that forwards at the line rate is done); after a loss,
     # bursts that double from B2B_FIRST frames until one loses, then bisection between the last
     # loss-free length and the first lossy one
-    searched = [(longest, burst(longest).lost)]
+    searched = [(longest, lost(burst(longest)))]
     lo, hi = 0, 0
     if searched[0][1]:
         hi = longest
         n = min(B2B_FIRST, longest - 1)
         while n < hi:
-            searched.append((n, burst(n).lost))
+            searched.append((n, lost(burst(n))))
             if searched[-1][1]:
                 hi = n
                 break
@@ -270,9 +284,8 @@ def back_to_back_test(
         status = "regular"
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            lost = burst(mid).lost
-            searched.append((mid, lost))
-            lo, hi = (mid, hi) if lost == 0 else (lo, mid)
+            searched.append((mid, lost(burst(mid))))
+            lo, hi = (mid, hi) if searched[-1][1] == 0 else (lo, mid)
     result: dict[str, object] = {"frames": lo, "status": status, "searched": searched, "pause_ms": plan.b2b_pause_ms}
     if lo > 0 and status == "no loss in the longest burst tried":
         rec.measured["b2b_frames"] = lo
@@ -300,6 +313,8 @@ def back_to_back_test(
             buffer = lo - (lo - 1) * ndr_fps / min(burst_fps, line_fps)
             result["buffer_frames"] = round(buffer, 1)
             rec.measured["b2b_buffer_frames"] = round(buffer, 1)
+    if stalled:  # the lengths whose bursts were never back to back: the result is a lower bound
+        result["stalled_bursts"] = stalled
     rec.extra["b2b"] = result
     more = f"; of {result['repeats']} repeats {result['lossy_repeats']} lossy" if result.get("repeats") else ""
     buffer_text = f", buffer ~{result['buffer_frames']} frames" if "buffer_frames" in result else ""

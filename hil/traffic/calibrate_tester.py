@@ -40,8 +40,7 @@ def _sizes(text: str) -> list[int]:
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         """A bad option: one line and the suite's usage exit code (argparse's own is 2: interrupted)."""
-        print(f"calibrate-tester: {message} (usage: {self.format_usage().strip().removeprefix('usage: ')})",
-              file=sys.stderr)  # fmt: skip
+        print(f"calibrate-tester: {message} (./suite calibrate-tester --help lists the options)", file=sys.stderr)
         raise SystemExit(int(ExitCode.USAGE_ERROR))
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from hil.config.errors import ConfigError
 from hil.dut.bench_file import load_bench
+from hil.paths import PROJECT_ROOT
 from hil.scenarios.contract import BenchFacts
 from hil.scenarios.families.rfc2544 import NOT_LOCAL, Rfc2544
 from hil.scenarios.profiles import PROFILES
@@ -95,3 +96,16 @@ def test_a_calibration_that_is_not_this_benchs_is_one_line_naming_the_command(
         load_ceilings(path, *args)  # type: ignore[arg-type]
     text = str(err.value)
     assert message in text and "./suite calibrate-tester" in text and "\n" not in text, text
+
+
+def test_calibrate_tester_stops_on_a_bench_without_a_two_nic_tester_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hil.traffic.calibrate_tester import main
+
+    assert main(["--bench", str(PROJECT_ROOT / "bench" / "bridge.yaml")]) == 4
+    err = capsys.readouterr().err
+    assert "has no two-NIC tester: give it `tester: {ceilings: FILE}`" in err and err.count("\n") == 1
+    with pytest.raises(SystemExit) as stop:
+        main(["--bench", "x.yaml", "--frame-sizes", "63"])
+    assert stop.value.code == 4 and "--frame-sizes values must lie in 64..1518" in capsys.readouterr().err

@@ -1,16 +1,19 @@
 """The RFC 2544 family against devices whose answers are known: tester/build/modelbox on the
 virtual in-path bench (bench/model-*.yaml), which drops by a model from each frame's arrival time
 alone, and the kernel's bridge behind a deliberately slowed tester. Each test states its model and
-checks what a child run of the suite recorded (results.jsonl) against it:
+checks what a child run of the suite recorded (results.jsonl) against it. On a host that keeps
+taking the tester's core (a busy machine), a throughput trial stalled every time it ran counts at
+what the tester sent: the NDR then never exceeds the model by more than the width and may fall
+short by twice the stall the record states, and the trial count is not checked (_rate_ok):
 
 * model-queue: 20,000 frames/s behind a queue of 32 frames (33 with the one in service), reset
   on SIGUSR1 for 200 ms. Throughput (NDR) within 0.5 % of 20,000 in at most 6 trials, PDR
   (loss <= 0.5 %) within 1 % of 20,000 / 0.995; back-to-back: the buffer the longest burst
   implies within one frame of 33; system recovery within 10 ms of 0 (a tail-drop queue loses
   nothing once the rate falls); reset time within 10 ms of 200 ms by both of RFC 6201's methods.
-* model-bitrate: each frame's bits on the wire served at 50 Mbit/s behind the same queue: at
-  512 B, 11,748 frames/s; its buffer 33 frames (at RFC 2544's seven frame sizes with
-  HIL_MODEL_FRAME_SIZES=64,128,256,512,1024,1280,1518).
+* model-bitrate: each frame's bits on the wire served at 50 Mbit/s behind the same queue, reset
+  for 200 ms: at 512 B, 11,748 frames/s; its buffer 33 frames, recovery 0, reset 200 ms (at RFC
+  2544's seven frame sizes with HIL_MODEL_FRAME_SIZES=64,128,256,512,1024,1280,1518).
 * model-policer: 20,000 frames/s with a burst allowance of 8 frames and no queue: the same NDR
   downlink and uplink within 1 % (the tester spaces its frames evenly whatever the direction);
   its buffer (the allowance) 8 frames.
@@ -63,7 +66,7 @@ def _trials_to_width(rec: dict, width: float = 0.005) -> int | None:
     """The trial after which the NDR's bounds were within the width (replayed from the trial log:
     [load counted at, sent, loss %, s, short])."""
     lower, upper = None, None
-    for i, (at, _sent, loss, _s, _short) in enumerate(rec["extra"]["trial_log"], 1):
+    for i, (at, _sent, loss, *_rest) in enumerate(rec["extra"]["trial_log"], 1):
         if at is None:
             continue
         if loss == 0:
@@ -79,13 +82,41 @@ def _near(value: float, truth: float, rel: float) -> bool:
     return abs(value - truth) <= rel * truth
 
 
+def _stall(rec: dict) -> float:
+    """The share of a throughput trial the host kept the tester from sending, at most, when a trial
+    was stalled every time it ran (it then counts at what it sent: a busy host); else 0."""
+    stalled = any(len(t) > 5 and t[5] for t in rec["extra"]["trial_log"])
+    return rec["extra"]["tester_stalled_pct_max"] / 100 if stalled else 0.0
+
+
+def _rate_ok(rec: dict, key: str, truth: float, rel: float) -> bool:
+    """`measured[key]` within `rel` of the model's truth; on a host that stalled the tester, never
+    above it by more than `rel` (a stalled trial counts at what was sent) and below it by at most
+    `rel` plus twice the stall (the search's bounds sit that much lower)."""
+    value, stall = rec["measured"][key], _stall(rec)
+    return truth * (1 - rel - 2 * stall) <= value <= truth * (1 + rel) if stall else _near(value, truth, rel)
+
+
+def _buffer_ok(rec: dict, truth: float) -> bool:
+    """The buffer from back-to-back within one frame of the model's; where the host stalled the
+    tester in a burst every time it ran (the burst then counts as lost), never above it."""
+    got = rec["measured"]["b2b_buffer_frames"]
+    return got <= truth + 1 if rec["extra"]["b2b"].get("stalled_bursts") else abs(got - truth) <= 1
+
+
+def _trials_ok(rec: dict) -> bool:
+    """At most 6 trials to the NDR's width (a host that stalled the tester: as many as it took)."""
+    n = _trials_to_width(rec)
+    return bool(_stall(rec)) or (n is not None and n <= 6)
+
+
 def test_a_queue_of_known_length_every_rfc2544_test(tmp_path: Path) -> None:
     rec = _run(tmp_path, "model-queue", "--frame-sizes", "64", "-k", "downlink")["downlink-f64"]
     m = rec["measured"]
-    assert _near(m["ndr_fps"], RATE_FPS, 0.005), m
-    assert (n := _trials_to_width(rec)) is not None and n <= 6, rec["extra"]["trial_log"]
-    assert _near(m["pdr_fps"], RATE_FPS / (1 - PDR_LOSS), 0.01), m
-    assert abs(m["b2b_buffer_frames"] - QUEUE_BUFFER) <= 1, rec["extra"]["b2b"]
+    assert _rate_ok(rec, "ndr_fps", RATE_FPS, 0.005), (m, rec["extra"]["trial_log"])
+    assert _trials_ok(rec), rec["extra"]["trial_log"]
+    assert _rate_ok(rec, "pdr_fps", RATE_FPS / (1 - PDR_LOSS), 0.01), m
+    assert _buffer_ok(rec, QUEUE_BUFFER), rec["extra"]["b2b"]
     assert m["recovery_ms"] <= 10, rec["extra"]["recovery"]
     assert abs(m["reset_ms"] - 200) <= 10 and abs(m["reset_gap_ms"] - 200) <= 10, rec["extra"]["reset"]
     assert {row["share_pct"] for row in rec["extra"]["latency"]} == {10, 50, 90, 100}
@@ -104,10 +135,11 @@ def test_a_bit_rate_limit(tmp_path: Path) -> None:
     """At each frame size of $HIL_MODEL_FRAME_SIZES (default 512; RFC 2544's seven:
     64,128,256,512,1024,1280,1518), the model's own rate 50 Mbit/s / ((size + 20) x 8) frames/s
     (11,748 at 512 B, 74,405 at 64, 4,064 at 1518): NDR within 0.5 % in at most 6 trials, PDR
-    within 1 %, the buffer within one frame of 33."""
+    within 1 %, the buffer within one frame of 33, system recovery within 10 ms of 0 (a tail-drop
+    queue), the reset time within 10 ms of its 200 ms by both of RFC 6201's methods."""
     sizes = [int(x) for x in os.environ.get("HIL_MODEL_FRAME_SIZES", "512").split(",")]
     recs = _run(tmp_path, "model-bitrate", "--frame-sizes", ",".join(map(str, sizes)),
-                "--rfc2544-tests", "throughput,b2b", "-k", "downlink")  # fmt: skip
+                "--rfc2544-tests", "throughput,b2b,recovery,reset", "-k", "downlink")  # fmt: skip
     missed = []
     for size in sizes:
         rec = recs[f"downlink-f{size}"]
@@ -115,26 +147,32 @@ def test_a_bit_rate_limit(tmp_path: Path) -> None:
         m = rec["measured"]
         n = _trials_to_width(rec)
         ok = (
-            _near(m["ndr_fps"], truth, 0.005)
-            and n is not None
-            and n <= 6
-            and _near(m["pdr_fps"], truth / (1 - PDR_LOSS), 0.01)
-            and abs(m["b2b_buffer_frames"] - QUEUE_BUFFER) <= 1
+            _rate_ok(rec, "ndr_fps", truth, 0.005)
+            and _trials_ok(rec)
+            and _rate_ok(rec, "pdr_fps", truth / (1 - PDR_LOSS), 0.01)
+            and _buffer_ok(rec, QUEUE_BUFFER)
+            and m["recovery_ms"] <= 10
+            and abs(m["reset_ms"] - 200) <= 10
+            and abs(m["reset_gap_ms"] - 200) <= 10
         )
         print(f"{size:5d} B: model {truth:9,.0f} fps; NDR {m['ndr_fps']:9,} ({n} trials), PDR {m['pdr_fps']:9,}, "
-              f"buffer {m['b2b_buffer_frames']}")  # fmt: skip
+              f"buffer {m['b2b_buffer_frames']}, recovery {m['recovery_ms']} ms, reset {m['reset_ms']} / "
+              f"{m['reset_gap_ms']} ms" + (f"; the host stalled the tester {100 * _stall(rec):.2f} %" if _stall(rec)
+              else ""))  # fmt: skip
         if not ok:
-            missed.append((size, round(truth), m, rec["extra"]["trial_log"], rec["extra"]["b2b"]))
+            missed.append((size, round(truth), m, rec["extra"]["trial_log"], rec["extra"]["b2b"],
+                           rec["extra"]["recovery"], rec["extra"]["reset"]))  # fmt: skip
     assert not missed, missed
 
 
 def test_a_policer_with_a_small_burst_allowance_gives_the_same_rate_both_ways(tmp_path: Path) -> None:
     recs = _run(tmp_path, "model-policer", "--frame-sizes", "64", "--rfc2544-tests", "throughput,b2b")
     down, up = recs["downlink-f64"]["measured"], recs["uplink-f64"]["measured"]
-    assert _near(down["ndr_fps"], RATE_FPS, 0.005) and _near(up["ndr_fps"], RATE_FPS, 0.005), (down, up)
-    assert _near(down["ndr_fps"], up["ndr_fps"], 0.01)
+    assert all(_rate_ok(r, "ndr_fps", RATE_FPS, 0.005) for r in recs.values()), (down, up)
+    stall = max(_stall(r) for r in recs.values())
+    assert _near(down["ndr_fps"], up["ndr_fps"], 0.01 + 2 * stall), (down, up)
     for rec in recs.values():
-        assert abs(rec["measured"]["b2b_buffer_frames"] - 8) <= 1, rec["extra"]["b2b"]
+        assert _buffer_ok(rec, 8), rec["extra"]["b2b"]
 
 
 def storm_recovery_ms(throughput_fps: float, overload_s: float, tau_s: float = 0.1) -> float:
@@ -168,7 +206,7 @@ def test_storm_control_recovers_when_its_rate_meter_says(tmp_path: Path) -> None
     rec = _run(tmp_path, "model-storm", "--frame-sizes", "64", "--rfc2544-tests", "throughput,recovery",
                "-k", "downlink")["downlink-f64"]  # fmt: skip
     m = rec["measured"]
-    assert _near(m["ndr_fps"], RATE_FPS, 0.005), m
+    assert _rate_ok(rec, "ndr_fps", RATE_FPS, 0.005), m
     expected = storm_recovery_ms(m["ndr_fps"], 0.5)  # the quick profile's overload (rfc2544.PLANS)
     assert abs(m["recovery_ms"] - expected) <= 10, (expected, rec["extra"]["recovery"])
 

@@ -217,11 +217,16 @@ def run_rfc2544(hil: HilContext, p: Point) -> None:
                 ),
             )
             # a loss-free trial the host stalled the tester in for long may owe its pass to the
-            # gaps (a queue drains in them): measured again, the last one counts
+            # gaps (a queue drains in them): measured again
             if t.lost or t.generator_limited or t.stalled_pct <= MAX_STALLED_PCT:
                 break  # (a tester short of the load: the search's own repeat)
         sent = frame_mbps(t.achieved_fps, size)
-        return Measurement(load_mbps, duration_s, sent, sent * (1 - t.loss_ratio), t.loss_ratio, t.generator_limited)
+        # stalled every time (a host that keeps taking the tester's core): a trial within the goals'
+        # loss vouches only for what the tester did send, never for the load it was asked (a lower
+        # bound never overclaims)
+        stalled = t.loss_ratio <= pdr_loss / 100 and not t.generator_limited and t.stalled_pct > MAX_STALLED_PCT
+        return Measurement(load_mbps, duration_s, sent, sent * (1 - t.loss_ratio), t.loss_ratio, t.generator_limited,
+                           counts_at_mbps=sent if stalled else None)  # fmt: skip
 
     goals = hil.profile.capacity_goals(pdr_loss)
     res = mlr_search(
@@ -266,6 +271,10 @@ def run_rfc2544(hil: HilContext, p: Point) -> None:
     if "b2b" in p.tests:
         said.append(back_to_back_test(rec, trials, src, dst, size, line_fps, ndr_fps, plan, link, p.slow_ns))
     rec.extra["spacing"] = trials.spacing()
+    # the most the host stalled the tester in a throughput trial (% of the trial): its precision
+    rec.extra["tester_stalled_pct_max"] = round(
+        max((t.stalled_pct for test, t in trials.rows if test == "throughput"), default=0.0), 3
+    )
     rec.traffic_s = round(sum(t.elapsed_s for _, t in trials.rows), 3)
     durations = (
         f"trials: throughput search as its goals say; latency {plan.latency_s:g} s, loss curve {plan.loss_s:g} s, "
@@ -311,9 +320,17 @@ def _record_throughput(rec: CaseRecord, res: MlrResult, ceiling: Ceiling, size: 
     rec.measured["tester_mbps"] = round(frame_mbps(ceiling.fps, size), 4)
     rec.extra.update(
         **res.search_fields(),
-        # per trial: the load it counts at (None: a repeat that counts nowhere), sent, loss %, s, short
+        # per trial: the load it counts at (None: a repeat that counts nowhere), sent, loss %, s, short,
+        # stalled (the host kept the tester from its rate: it counts at what it sent)
         trial_log=[
-            [at, round(t.sent_mbps, 4), round(100 * t.loss_ratio, 4), t.duration_s, t.generator_limited]
+            [
+                at,
+                round(t.sent_mbps, 4),
+                round(100 * t.loss_ratio, 4),
+                t.duration_s,
+                t.generator_limited,
+                t.counts_at_mbps is not None,
+            ]
             for at, t in zip(res.counted_at, res.trials, strict=True)
         ],
     )
