@@ -386,3 +386,20 @@ def test_a_tester_short_at_the_max_load_counts_its_lossy_trial_at_once() -> None
     assert len(r.trials) <= 6, [round(x.load_mbps, 3) for x in r.trials]
     slow = mlr_search(short_tester, goals, 72.66)  # without: repeated, and no estimate from it
     assert slow.counted_at[0] is None and len(slow.trials) > len(r.trials)
+
+
+def test_a_trial_that_vouches_for_less_than_its_load_counts_there() -> None:
+    """A loss-free trial whose generator the host stalled (counts_at_mbps: what it sent, 1.5 %
+    below the load) counts at what it sent: a path of 50 Mbit/s is never reported above it."""
+    truth = 50.0
+
+    def stalled(load: float, duration: float) -> Measurement:
+        sent = load * 0.985
+        loss = 0.0 if sent <= truth else (sent - truth) / sent
+        return Measurement(load, duration, sent, sent * (1 - loss), loss, counts_at_mbps=sent if loss == 0 else None)
+
+    r = mlr_search(stalled, QUICK.capacity_goals(PDR_PCT), 100.0, max_trials=12)
+    ndr = r.goal("NDR").lower_mbps
+    assert ndr is not None and ndr <= truth, (ndr, r.counted_at)
+    assert all(at is None or at <= t.load_mbps for at, t in zip(r.counted_at, r.trials, strict=True))
+    assert any(at is not None and at < t.load_mbps for at, t in zip(r.counted_at, r.trials, strict=True))
