@@ -60,7 +60,13 @@ def _num(value: float, metric: str) -> str:
     if unit == "B/s":
         return f"{value:.0f} B/s"
     if unit == "%":
-        return f"{value:.3f} %" if metric == "loss_pct" else f"{value:.1f} %"
+        return (
+            f"{value:.3f} %"
+            if metric == "loss_pct"
+            else f"{value:.2f} %"
+            if metric == "tcp_efficiency_pct"
+            else f"{value:.1f} %"
+        )
     if unit == "ms":
         return f"{value:.3f} ms"
     return f"{value:g}"
@@ -125,7 +131,9 @@ def trend_violations(points: list[tuple[str, float]], trend: Trend) -> list[str]
     return out
 
 
-CRITERION_NAMES = {"mbps": "median", "kbps": "median", "efficiency_pct": "efficiency", "loss_pct": "loss"}
+CRITERION_NAMES = {"mbps": "median", "kbps": "median", "efficiency_pct": "efficiency", "loss_pct": "loss",
+                   "tcp_efficiency_pct": "TCP efficiency", "ttr": "TTR", "buffer_delay_pct": "buffer delay",
+                   "beyond_bound_ms": "p99 beyond the queues' bound", "queue_delay_ms": "queueing delay"}  # fmt: skip
 
 
 def criteria(metrics: Mapping[str, float], limits: Limits) -> str:
@@ -151,7 +159,11 @@ def headline(rec: CaseRecord) -> str:
             if rec.efficiency_pct is not None and rec.theory
             else ""
         )
-        return f"median {rec.median:.2f} Mbit/s{eff}"
+        m = rec.measured  # a TCP record's RFC 6349 figures, where measured
+        rfc = [f"TTR {m['ttr']:.3f}"] if "ttr" in m else []
+        rfc += [f"TCP efficiency {m['tcp_efficiency_pct']:.2f} %"] if "tcp_efficiency_pct" in m else []
+        rfc += [f"buffer delay {m['buffer_delay_pct']:.0f} %"] if "buffer_delay_pct" in m else []
+        return f"median {rec.median:.2f} Mbit/s{eff}" + (f" ({', '.join(rfc)})" if rfc else "")
     if rec.unit == "kbit/s":  # a console: its nominal rate when it has one
         per_s = rec.measured.get("bytes_per_s")
         rate = f" ({per_s:.0f} B/s)" if per_s is not None else ""

@@ -71,6 +71,26 @@ def check_bridge_netfilter_off(ns: str) -> None:
         )
 
 
+_TC_TIME = {"us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0, "sec": 1.0}
+_TC_SIZE = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "b": 8, "kb": 8 * 1024, "mb": 8 * 1024 * 1024}
+
+
+def _tc_seconds(text: str) -> float:
+    """A tc time ("50ms") in seconds."""
+    m = re.fullmatch(r"([0-9.]+)([a-z]*)", text.strip().lower())
+    if m is None or m.group(2) not in _TC_TIME:
+        raise ValueError(f"not a tc time: {text!r}")
+    return float(m.group(1)) * _TC_TIME[m.group(2)]
+
+
+def _tc_bits(text: str) -> float:
+    """A tc size ("32kbit", "4kb") in bits."""
+    m = re.fullmatch(r"([0-9.]+)([a-z]*)", text.strip().lower())
+    if m is None or m.group(2) not in _TC_SIZE:
+        raise ValueError(f"not a tc size: {text!r}")
+    return float(m.group(1)) * _TC_SIZE[m.group(2)]
+
+
 @dataclass(frozen=True)
 class TbfShaping:
     """Token-bucket shaping applied to both veth ends."""
@@ -79,6 +99,16 @@ class TbfShaping:
     burst: str = "32kbit"
     latency: str = "50ms"
     overhead: int = 24
+
+    def queue_ms(self, frame_bytes: int = 1514) -> float:
+        """The longest a frame can wait in this tbf behind full frames of `frame_bytes` (the MAC
+        header to the payload's end, as tc counts them): tc sizes its queue to rate x latency +
+        burst bytes, which drain at the rate with `overhead` bytes more per frame; plus the frame
+        itself on the wire."""
+        rate_bps = self.rate_mbit * 1e6
+        limit_bytes = rate_bps * _tc_seconds(self.latency) / 8 + _tc_bits(self.burst) / 8
+        per_frame = (frame_bytes + self.overhead) / frame_bytes
+        return 1000.0 * (limit_bytes * per_frame + frame_bytes + self.overhead) * 8 / rate_bps
 
     def tc_args(self) -> list[str]:
         return [

@@ -4,6 +4,7 @@ stopped with SIGTERM and, after a grace period, SIGKILL of the whole process gro
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
@@ -12,6 +13,14 @@ from pathlib import Path
 from typing import Self
 
 from hil.errors import BenchError
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """In a child before exec (Popen's preexec_fn): the kernel kills it when the suite's process
+    ends, also when that is SIGKILLed."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def start_logged(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import ctypes
 import json
 import os
 import shutil
@@ -24,9 +23,9 @@ from typing import Self
 from websockets.sync.client import ClientConnection, connect
 
 from hil.errors import BenchError
+from hil.plumbing.proc import die_with_parent
 
 START_TIMEOUT_S = 30.0
-_PR_SET_PDEATHSIG = 1
 PROFILE_PREFIX = "hil-chromium-"  # + the pid of the check that made it
 
 
@@ -36,12 +35,6 @@ def _remove_stale_profiles() -> None:
         pid = path.name.removeprefix(PROFILE_PREFIX).split("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(path, ignore_errors=True)
-
-
-def _die_with_parent() -> None:
-    """In the browser's process before it runs: killed when the process that started it ends,
-    however it ends (SIGKILL included), so no browser outlives a check."""
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 @dataclass
@@ -83,7 +76,7 @@ class Browser:
         ]  # fmt: skip
         self._proc = subprocess.Popen(
             args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )  # fmt: skip
         try:
             self._ws = connect(self._browser_endpoint(), max_size=64 * 1024 * 1024, open_timeout=10)

@@ -101,7 +101,7 @@ def metric_unit(name: str) -> str:
 def metric_better(name: str) -> str:
     """Which way a metric improves: throughput, efficiency and free memory up, everything else down."""
     rate = name.endswith(("mbps", "kbps", "bytes_per_s"))
-    return "higher" if rate or name in ("efficiency_pct", "pool_free", "heap_free") else "lower"
+    return "higher" if rate or name in ("efficiency_pct", "tcp_efficiency_pct", "pool_free", "heap_free") else "lower"
 
 
 def make_record(

@@ -385,3 +385,39 @@ def dut_side_chart(
         cax.set_xscale("log", base=2)
     _ticks(cax, xticks)
     return _png(fig)
+
+
+def rfc6349_chart(
+    title: str, xlabel: str, points: Sequence[tuple[float, float, dict[str, float]]], logx: bool = False,
+    xticks: Sequence[tuple[float, str]] | None = None,
+) -> bytes | None:  # fmt: skip
+    """RFC 6349's figures of a TCP group with its throughput, against the swept value: the goodput
+    (x, median, metrics) on top, then the Transfer Time Ratio (1 = the ideal), TCP Efficiency and
+    Buffer Delay %, each where the points carry it. None when no point has any of them."""
+    pts = sorted(points, key=lambda p: p[0])
+    panels = [
+        ("goodput (Mbit/s)", [(x, mbps) for x, mbps, _ in pts], None),
+        ("Transfer Time Ratio", [(x, m["ttr"]) for x, _, m in pts if "ttr" in m], 1.0),
+        ("TCP efficiency (%)", [(x, m["tcp_efficiency_pct"]) for x, _, m in pts if "tcp_efficiency_pct" in m], 100.0),
+        ("buffer delay (%)", [(x, m["buffer_delay_pct"]) for x, _, m in pts if "buffer_delay_pct" in m], 0.0),
+    ]
+    if not any(series for _, series, _ in panels[1:]):
+        return None
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 8.0), dpi=100, sharex=True)
+    for ax, (label, series, ideal) in zip(axes, panels, strict=True):
+        if series:
+            ax.plot([p[0] for p in series], [p[1] for p in series], marker="o", label=label)
+            ys = [p[1] for p in series] + ([ideal] if ideal is not None else [])
+            ax.set_ylim(*zoomed_limits(ys))
+        else:
+            ax.text(0.5, 0.5, f"no {label.split(' (')[0]} measured", ha="center", va="center", transform=ax.transAxes)
+        if ideal is not None:
+            ax.axhline(ideal, color="tab:green", linestyle=":", linewidth=1, label="ideal")
+        ax.set_ylabel(label, fontsize=8)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_title(title)
+    axes[-1].set_xlabel(xlabel)
+    if logx:
+        axes[-1].set_xscale("log", base=2)
+    _ticks(axes[-1], xticks)
+    return _png(fig)

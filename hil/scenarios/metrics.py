@@ -13,11 +13,13 @@ DUT_SIDE = frozenset(
     {"dut_cpu_pct", "dut_tcp_retrans", "dut_tcp_ooseq", "dut_tcp_rx_dup", "dut_tcp_segs_sent", "dut_tcp_segs_received",
      "pool_free", "heap_free"}
 )  # fmt: skip
+# RFC 6349's figures of a TCP record (hil.scenarios.rfc6349), with the baseline they stand on
+TCP_6349 = frozenset({"ttr", "tcp_efficiency_pct", "buffer_delay_pct", "baseline_rtt_ms", "loaded_rtt_ms", "bdp_bytes"})
 # what every throughput record carries (hil.results.recorder.CaseRecord.metrics)
-THROUGHPUT = frozenset({"mbps", "sd_mbps", "efficiency_pct"}) | DUT_SIDE
+THROUGHPUT = frozenset({"mbps", "sd_mbps", "efficiency_pct"}) | DUT_SIDE | TCP_6349
 UDP = frozenset({"loss_pct", "jitter_ms", "loss_from_bytes"})
 # a generator's own figures (hil.traffic.endpoints.iperf3_details)
-IPERF3 = frozenset({"retransmits", "max_cwnd_bytes", "max_rtt_ms", "cpu_local_pct", "cpu_remote_pct"})
+IPERF3 = frozenset({"retransmits", "max_cwnd_bytes", "max_rtt_ms", "mean_rtt_ms", "cpu_local_pct", "cpu_remote_pct"})
 TIMES = frozenset({"median_ms", "sd_ms", "latency_ms"})
 PING = TIMES | {"avg_ms", "p99_ms", "loss_pct"}
 STREAM = frozenset(

@@ -11,8 +11,9 @@ import allure
 
 from hil.checks import BenchFault, baseline_note, criteria, headline
 from hil.results.recorder import CaseRecord
-from hil.scenarios.charts import dut_side_chart, limit_line, sweep_chart
+from hil.scenarios.charts import dut_side_chart, limit_line, rfc6349_chart, sweep_chart
 from hil.scenarios.families.sweeps import PointEnv, SweepPoint
+from hil.scenarios.rfc6349 import rfc6349_table
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, confirm_miss, measure, table
 
 if TYPE_CHECKING:
@@ -88,3 +89,9 @@ def _attach_group(hil: HilContext, point: SweepPoint) -> None:
                           [(x, r.measured) for x, r in zip(xs, records, strict=True)], logx=axis.logx)  # fmt: skip
     if side is not None:
         attach_png(f"{name}: the DUT's CPU, segments and pools vs {axis.label}", side)
+    figures = [(x, r.median, r.measured) for x, r in zip(xs, records, strict=True)]
+    rfc = rfc6349_chart(f"{fam.name}, {point.label}: RFC 6349 (TTR, TCP efficiency, buffer delay)", axis.label,
+                        figures, logx=axis.logx)  # fmt: skip
+    if rfc is not None:
+        attach_png(f"{name}: RFC 6349 figures with the goodput vs {axis.label}", rfc)
+        attach_text(f"{name}: RFC 6349 figures", rfc6349_table(records, axis.label))

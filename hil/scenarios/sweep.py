@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NoReturn
 
@@ -26,6 +27,8 @@ from hil.results.baseline import compare
 from hil.results.dut_side import WHAT as DUT_SIDE_WHAT
 from hil.results.dut_side import dut_side
 from hil.results.recorder import CaseRecord, make_record
+from hil.scenarios.rfc6349 import TcpFigures
+from hil.scenarios.tcp_watch import DEFAULT_SEGMENT, TcpWatch, segment_of
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
@@ -49,6 +52,9 @@ class Point:
     extra: dict[str, object] = field(default_factory=dict)  # recorded with the point (e.g. how it was set up)
     # metrics the scenario measured around the traffic (e.g. a robustness class's), recorded with it
     measured: dict[str, float] = field(default_factory=dict)
+    # a TCP point's ideal goodput for RFC 6349's Transfer Time Ratio where `theory_mbps` is something
+    # else (an expected window-limited rate); None: the theory, else the link's full-segment goodput
+    ideal_mbps: float | None = None
 
 
 def attach_text(name: str, text: str) -> None:
@@ -64,10 +70,16 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     repeat = repeat or hil.repeat
     start = time.time()
     runs: list[TrafficResult] = []
-    window = hil.wire.window() if hil.wire is not None else None
+    tcp = TcpWatch(hil, [point.spec.direction]) if point.spec.proto == "tcp" else None
+    if tcp is not None:  # the idle path's round trips, before the window: no probe in its counters
+        tcp.start()
+    # a TCP flow through a DUT in the path: the peer's capture too, upstream of any loss on the uplink
+    sides = ("pc", "peer") if tcp is not None and hil.in_path else ("pc",)
+    window = hil.wire.window(sides) if hil.wire is not None else None
     with allure.step(f"{scenario} {point.case}: {repeat} x {point.spec.amount or f'{point.spec.duration_s:g} s'}"):
         for i in range(1, repeat + 1):
-            r = run_traffic(point.spec, hil.pc_side, hil.far_end, hil.far_end.generator)
+            with tcp.during(point.spec.duration_s) if tcp is not None else nullcontext():
+                r = run_traffic(point.spec, hil.pc_side, hil.far_end, hil.far_end.generator)
             for name, text in r.raw.items():
                 attach_text(f"{point.case} run {i}: {name}", text)
             runs.append(r)
@@ -101,6 +113,12 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     if seen is not None:
         add_wire(hil, rec, seen, point.spec, sum(r.lost or 0 for r in runs), max(observed) if observed else None)
         add_dut_side(hil, rec, seen, point.spec, len(runs))
+    if tcp is not None:
+        ideal = point.ideal_mbps or rec.theory or tcp_goodput_mbps(hil.link_mbit, DEFAULT_SEGMENT)
+        segment = segment_of(runs, seen, hil, point.spec.direction)
+        add_tcp_figures(rec, tcp.figures(point.spec.direction, rec.median, ideal, runs, segment, rec.measured, seen))
+        for name, text in tcp.texts.items():
+            attach_text(f"{point.case}: {name}", text)
     hil.recorder.record(rec, start, time.time())
     compare_with_baseline(hil, scenario, rec)
     return rec
@@ -151,6 +169,14 @@ def add_dut_side(hil: HilContext, rec: CaseRecord, seen: WireSeen, spec: Traffic
     if hil.in_path:
         rec.extra["dut_side"]["tcp"] = "not counted: the DUT forwards the flows, its own TCP carries none of them"  # type: ignore[index]
     attach_text(f"{rec.case}: the DUT's side", side.text())
+
+
+def add_tcp_figures(rec: CaseRecord, figures: TcpFigures) -> None:
+    """A TCP record's RFC 6349 figures: in its metrics (a threshold may name ttr,
+    tcp_efficiency_pct, buffer_delay_pct) and its extra.rfc6349 (sources, the baseline, the probe)."""
+    rec.measured.update(figures.metrics)
+    rec.extra["rfc6349"] = figures.as_fields()
+    attach_text(f"{rec.case}: RFC 6349 (TTR, TCP efficiency, buffer delay)", figures.text())
 
 
 def compare_with_baseline(hil: HilContext, scenario: str, rec: CaseRecord) -> None:

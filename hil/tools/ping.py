@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 import re
+import signal
 import subprocess
 from dataclasses import dataclass
+from typing import Self
 
 from hil.console.protocol import FinalLine
 from hil.errors import BenchError, DutError
 from hil.numbers import COUNT, DUT, MS, PING_TOOL, Source, ToolOutputError, checked, checked_int, quote, require
+from hil.plumbing.proc import die_with_parent
 
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
 _TIME = re.compile(rf"\btime[=<]({_NUM}) ?ms\b", re.ASCII)
@@ -167,3 +170,46 @@ def check_forwarding(netns_prefix: list[str], peer_ip: str) -> None:
     if out.returncode != 0:
         last = (out.stdout.strip().splitlines() or ["no output"])[-1]
         raise DutError(f"the DUT does not forward: {FORWARDING_PINGS} pings PC -> peer {peer_ip} got no reply ({last})")
+
+
+PROBE_INTERVAL_S = 0.05  # 20 round trips a second: 84-byte requests, nothing beside a measured stream
+PROBE_GRACE_S = 60.0  # a probe ends itself this long after its expected end (ping -w), whatever happens
+
+
+class BackgroundPing:
+    """A ping running beside a measurement (latency under load, RFC 6349's RTT during a transfer):
+    started on entry from a bench host towards `target`, one request every `interval_s`, stopped on
+    exit with SIGINT (iputils then prints its summary). It dies with the suite's process and ends
+    itself `expected_s` + PROBE_GRACE_S after its start in any case (ping -w).
+    `stats()` gives what it saw, `text` its output with the command line."""
+
+    def __init__(self, netns_prefix: list[str], target: str, expected_s: float,
+                 interval_s: float = PROBE_INTERVAL_S) -> None:  # fmt: skip
+        self.argv = ping_argv(netns_prefix, target, interval_s=interval_s, deadline_s=expected_s + PROBE_GRACE_S)
+        self.text = ""
+        self._proc: subprocess.Popen[str] | None = None
+
+    def __enter__(self) -> Self:
+        try:
+            self._proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                          stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)  # fmt: skip
+        except OSError as exc:
+            raise BenchError(f"cannot start the RTT probe `{' '.join(self.argv)}`: {exc}") from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        try:
+            out, _ = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+        self.text = f"$ {' '.join(self.argv)}\n{out}"
+
+    def stats(self) -> PingStats:
+        """What the probe saw; ToolOutputError (a bench fault) when ping printed no summary."""
+        return parse_iputils(self.text)

@@ -132,6 +132,30 @@ def udp_receive_buffer_errors(netns_prefix: list[str]) -> int:
     return parse_udp_rcvbuf_errors(text)
 
 
+def tcp_segment_counters(netns_prefix: list[str]) -> dict[str, int] | None:
+    """The host's (a namespace's, an SSH session's) TCP segment counters from /proc/net/snmp:
+    OutSegs (sent, retransmissions excluded) and RetransSegs (sent again); None when they cannot
+    be read. RFC 6349's TCP Efficiency of a host sender comes from their change over a transfer."""
+    try:
+        text = subprocess.run([*netns_prefix, "cat", "/proc/net/snmp"], capture_output=True, text=True,
+                              timeout=10, check=False).stdout  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return parse_tcp_segments(text)
+
+
+def parse_tcp_segments(snmp: str) -> dict[str, int] | None:
+    """OutSegs and RetransSegs from /proc/net/snmp's text (None when absent or not numbers)."""
+    rows = [line.split() for line in snmp.splitlines() if line.startswith("Tcp:")]
+    if len(rows) < 2 or len(rows[0]) != len(rows[1]):
+        return None
+    named = dict(zip(rows[0], rows[1], strict=True))
+    try:
+        return {k: int(named[k]) for k in ("OutSegs", "RetransSegs")}
+    except (KeyError, ValueError):
+        return None
+
+
 def parse_udp_rcvbuf_errors(snmp: str) -> int:
     """Udp RcvbufErrors from /proc/net/snmp's text (0 when absent)."""
     rows = [line.split() for line in snmp.splitlines() if line.startswith("Udp:")]
@@ -165,6 +189,9 @@ def iperf3_details(data: dict) -> dict[str, float]:  # type: ignore[type-arg]
     rtt = [num(s["max_rtt"], US, "max_rtt") for s in senders if isinstance(s, dict) and "max_rtt" in s]
     if rtt:
         out["max_rtt_ms"] = max(rtt) / 1000.0
+    mean = [num(s["mean_rtt"], US, "mean_rtt") for s in senders if isinstance(s, dict) and "mean_rtt" in s]
+    if mean:
+        out["mean_rtt_ms"] = round(sum(mean) / len(mean) / 1000.0, 4)
     cpu = end.get("cpu_utilization_percent") if isinstance(end.get("cpu_utilization_percent"), dict) else {}
     for key, name in (("host_total", "cpu_local_pct"), ("remote_total", "cpu_remote_pct")):
         if key in cpu:

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from hil.console.dialects.capabilities import NotApplicable
 from hil.tools.iperf3 import Iperf3Server
 from hil.tools.ping import PingStats, ping_argv, run_ping
-from hil.traffic.endpoints import Endpoint, FlowSpec, Generator, HostEndpoint, Receiving, SenderReport
+from hil.traffic.endpoints import (
+    Endpoint,
+    FlowSpec,
+    Generator,
+    HostEndpoint,
+    Receiving,
+    SenderReport,
+    tcp_segment_counters,
+)
 from hil.traffic.roles import BidirResult, PcSide, pc_endpoint, run_bidir_hosts
 from hil.traffic.stream_runs import Ends, streams_between_hosts
 
@@ -60,6 +68,11 @@ class FarEnd(Endpoint, Protocol):
         """An iperf 3 server on the far end for a client the scenario runs itself (its JSON kept as `name`)."""
         ...
 
+    def tcp_counters(self) -> dict[str, int] | None:
+        """The far end's own TCP segment counters (OutSegs, RetransSegs) where it is a host; None for
+        a DUT, whose counters come through its console (hil.results.dut_side)."""
+        ...
+
 
 class HostFarEnd(HostEndpoint):
     """The peer host behind a DUT in the path: iperf 2 and 3, iputils ping, stream peers."""
@@ -89,6 +102,9 @@ class HostFarEnd(HostEndpoint):
     def iperf3_server(self, port: int, name: str) -> AbstractContextManager[object]:
         self.workdir.mkdir(parents=True, exist_ok=True)
         return Iperf3Server(self.netns_prefix, port, self.workdir / f"iperf3-server-{name}.json")
+
+    def tcp_counters(self) -> dict[str, int] | None:
+        return tcp_segment_counters(self.netns_prefix)
 
 
 class ConsoleFarEnd:
@@ -153,3 +169,6 @@ class ConsoleFarEnd:
 
     def iperf3_server(self, port: int, name: str) -> AbstractContextManager[object]:
         raise NotApplicable(f"not applicable: the DUT's console ({self.driver.info.name}) runs no iperf 3 server")
+
+    def tcp_counters(self) -> dict[str, int] | None:
+        return None

@@ -8,7 +8,6 @@ the suite's process (PR_SET_PDEATHSIG) even when that is SIGKILLed."""
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import re
 import shutil
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hil.plumbing.netns import pid_alive
+from hil.plumbing.proc import die_with_parent
 
 CAPTURE_ROOT = Path("/tmp/hil-captures")
 # Ethernet, IPv4 without options and TCP with every option (14 + 20 + 60 = 94 bytes), or a UDP
@@ -31,7 +31,6 @@ DEFAULT_MAX_PACKETS = 120_000
 PCAP_RECORD_OVERHEAD = 16
 PCAP_FILE_HEADER = 24
 START_TIMEOUT_S = 5.0
-_PR_SET_PDEATHSIG = 1
 
 
 class CaptureUnavailable(Exception):
@@ -58,11 +57,6 @@ def settle(captures: list[Capture], quiet_s: float = 0.03, limit_s: float = 0.5)
             return
         sizes = now
         time.sleep(quiet_s)
-
-
-def _die_with_parent() -> None:  # in the child, before exec: killed when the suite's process ends
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def run_dir() -> Path:
@@ -141,7 +135,7 @@ class Capture:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._log.open("wb") as log:
             self._proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                          preexec_fn=_die_with_parent)  # fmt: skip
+                                          preexec_fn=die_with_parent)  # fmt: skip
         self._pidfile.write_text(str(self._proc.pid))
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:

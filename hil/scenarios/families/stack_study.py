@@ -36,8 +36,9 @@ from hil.scenarios.charts import dut_side_chart, sweep_chart
 from hil.scenarios.contract import BUILDS, BenchFacts, Case, no_builds_case, register
 from hil.scenarios.metrics import CONFIG, IPERF3, THROUGHPUT, ScenarioShape
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure
+from hil.scenarios.tcp_watch import DEFAULT_SEGMENT
 from hil.session import NoDelayLine
-from hil.theory import acked_per_round_trip, window_limited_goodput_mbps
+from hil.theory import acked_per_round_trip, tcp_goodput_mbps, window_limited_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 
 if TYPE_CHECKING:
@@ -169,7 +170,8 @@ def study_step(hil: HilContext, step: StudyStep) -> None:
         with hil.delayed_ingress(delay_ms) as rtt_ms:
             expected = _expected(hil, study, stack, delay_ms)
             extra |= {"delay_ms": delay_ms, "ping_rtt_ms": round(rtt_ms, 3)}
-            rec = measure(hil, scenario, Point(case, spec, expected, step.index, extra))
+            ideal = tcp_goodput_mbps(hil.link_mbit, stack.get("tcp_mss") or DEFAULT_SEGMENT)
+            rec = measure(hil, scenario, Point(case, spec, expected, step.index, extra, ideal_mbps=ideal))
     except NoDelayLine as exc:
         attach_text("delay line", f"{exc}: the study runs on the bench's own link with its trend check")
         rec = measure(hil, scenario, Point(case, spec, None, step.index, extra))

@@ -23,9 +23,10 @@ from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import limit_line, sweep_chart
 from hil.scenarios.contract import BUILDS, BenchFacts, Case, no_builds_case, register
 from hil.scenarios.metrics import CONFIG, IPERF3, THROUGHPUT, ScenarioShape
+from hil.scenarios.rfc6349 import expected_window_figures
 from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
 from hil.session import NoDelayLine
-from hil.theory import window_limited_goodput_mbps
+from hil.theory import tcp_goodput_mbps, window_limited_goodput_mbps
 from hil.traffic.roles import TrafficSpec
 
 if TYPE_CHECKING:
@@ -68,7 +69,9 @@ def dut_window_step(hil: HilContext, step: tuple[str, int]) -> None:
         with hil.delayed_ingress(delay_ms) as rtt_ms:
             expected = window_limited_goodput_mbps(wnd, delay_ms, hil.link_mbit, mss)
             extra = {"tcp_wnd_segments": k, "delay_ms": delay_ms, "ping_rtt_ms": round(rtt_ms, 3)}
-            rec = measure(hil, scenario, Point(case, spec, expected, wnd, extra))
+            rec = measure(
+                hil, scenario, Point(case, spec, expected, wnd, extra, ideal_mbps=tcp_goodput_mbps(hil.link_mbit, mss))
+            )
     except NoDelayLine as exc:
         attach_text("delay line", f"{exc}: the ladder runs on the bench's own link with a trend check")
         rec = measure(hil, scenario, Point(case, spec, None, wnd, {"tcp_wnd_segments": k}))
@@ -128,19 +131,33 @@ def _band(limits: dict[str, dict[str, float]]) -> tuple[float, float] | None:
 
 
 def expected_table(records: list[CaseRecord], delay_ms: int, limits: dict[str, dict[str, float]]) -> str:
+    """The ladder's steps against what the window and the delay line's round trip make of them:
+    the goodput (TCP_WND / RTT), RFC 6349's Transfer Time Ratio (the link's ideal over it) and the
+    most Buffer Delay % a window can cause (all of it queued ahead of a probe: TCP_WND x 8 / rate
+    over the RTT; none stays queued while the window is below the path's BDP)."""
     lines = [
         f"one-way delay {delay_ms} ms on the DUT's receive side; expected = TCP_WND / (delay + one segment "
-        "and its ACK on the wire)",
-        f"{'TCP_WND (B)':>12s} {'k x MSS':>8s} {'ping RTT':>9s} {'expected':>9s} {'measured':>9s} "
-        f"{'meas/exp':>9s}  case",
+        "and its ACK on the wire); TTR = ideal / goodput; buffer delay at most TCP_WND x 8 / rate / RTT",
+        f"{'TCP_WND (B)':>12s} {'k x MSS':>8s} {'ping RTT':>9s} {'BDP (B)':>8s} {'expected':>9s} {'measured':>9s} "
+        f"{'meas/exp':>9s} {'TTR exp':>8s} {'TTR':>7s} {'BD% max':>8s} {'BD%':>7s}  case",
     ]
     for r in records:
         ratio = f"{r.efficiency_pct:8.1f}%" if r.efficiency_pct is not None else f"{'-':>9s}"
+        fig = r.extra.get("rfc6349")
+        ideal = fig.get("ideal_mbps") if isinstance(fig, dict) else None
+        rtt, m = float(r.extra["ping_rtt_ms"]), r.measured  # type: ignore[arg-type]
+        exp = expected_window_figures(int(r.extra["x"]), rtt, float(ideal), r.theory) if ideal and r.theory else {}  # type: ignore[arg-type]
         lines.append(
-            f"{r.extra['x']:12.0f} {r.extra['tcp_wnd_segments']:8d} {r.extra['ping_rtt_ms']:7.2f}ms "
-            f"{r.theory or 0.0:9.3f} {r.median:9.3f} {ratio}  {r.case}  limits {limits[r.case]}"
+            f"{r.extra['x']:12.0f} {r.extra['tcp_wnd_segments']:8d} {rtt:7.2f}ms {_num(m.get('bdp_bytes'), 8, 0)} "
+            f"{r.theory or 0.0:9.3f} {r.median:9.3f} {ratio} {_num(exp.get('ttr'), 8, 3)} {_num(m.get('ttr'), 7, 3)} "
+            f"{_num(exp.get('max_buffer_delay_pct'), 8, 1)} {_num(m.get('buffer_delay_pct'), 7, 1)}  {r.case}  "
+            f"limits {limits[r.case]}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _num(value: float | None, width: int, decimals: int) -> str:
+    return f"{value:{width}.{decimals}f}" if value is not None else f"{'-':>{width}s}"
 
 
 def _ladder_on_bench_link(hil: HilContext, scenario: str, last: bool) -> list[str]:

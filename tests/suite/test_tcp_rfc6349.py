@@ -1,0 +1,66 @@
+"""RFC 6349's TCP Efficiency on a lossy link (the virtual bench with `link.loss_pct`): the
+sender's own count of its segments sent again falls as far as the capture upstream of the loss
+shows it, a threshold on it fails naming the measured value, and the record, the JUnit
+properties and the Allure result carry every figure."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from tests.support.child_suite import allure_results, run_suite
+
+pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
+
+FIGURES = ("ttr", "tcp_efficiency_pct", "buffer_delay_pct", "baseline_rtt_ms", "bdp_bytes")
+
+
+def test_tcp_efficiency_falls_with_injected_loss_as_the_capture_shows(tmp_path: Path) -> None:
+    bench = tmp_path / "lossy.yaml"
+    bench.write_text(
+        "duts:\n  - name: lossy\n    kind: virtual\n    thresholds: virtual-100m\n    link: {loss_pct: 2}\n"
+    )
+    thresholds = tmp_path / "efficient.yaml"
+    thresholds.write_text(
+        "profile: efficient\nscenarios:\n  baseline:\n    default: {min_tcp_efficiency_pct: 99.9, max_ttr: 50}\n"
+    )
+    proc = run_suite(
+        tmp_path, "-k", "tcp-dut", "--bench", str(bench), "--thresholds", str(thresholds), "--duration", "3",
+        "--wire-capture", "on", "--junitxml", str(tmp_path / "junit.xml"), timeout=240,
+    )  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out[-3000:]
+    records = {
+        r["case"]: r
+        for r in map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())
+        if "measured" in r
+    }
+    for case in ("tcp-dut_rx", "tcp-dut_tx"):
+        m = records[case]["measured"]
+        assert all(k in m for k in FIGURES), (case, m)
+        # the threshold's failure names the figure, its measured value and the limit
+        shown = re.search(rf"baseline/{case}: tcp_efficiency_pct (\d+\.\d) % < threshold 99\.9 %", out)
+        assert shown is not None and float(shown.group(1)) == pytest.approx(m["tcp_efficiency_pct"], abs=0.051), out
+    # PC -> DUT: the PC's own count (its namespace's RetransSegs) against the capture at the PC,
+    # upstream of the DUT's bridge where the loss is injected: both see the same segments sent again
+    rx = records["tcp-dut_rx"]
+    fig = rx["extra"]["rfc6349"]
+    assert "the PC's TCP counters" in fig["sender"]["source"], fig
+    fall, capture_fall = 100 - rx["measured"]["tcp_efficiency_pct"], 100 - fig["capture_efficiency_pct"]
+    print(f"PC->DUT at 2 % loss: efficiency falls {fall:.3f} points, the capture shows {capture_fall:.3f}")
+    assert capture_fall > 0.5, fig  # the loss was there and was resent
+    assert abs(fall - capture_fall) <= 0.1 * capture_fall, (fall, capture_fall)
+    # DUT -> PC: the DUT's own counters (nothing upstream of the loss is captured on that side)
+    tx = records["tcp-dut_tx"]["extra"]["rfc6349"]
+    assert "the DUT's own counters" in tx["sender"]["source"] and tx["sender"]["retransmitted"] > 0, tx
+    # JUnit and Allure carry the figures of each case
+    props = {p.get("name") for p in ElementTree.parse(tmp_path / "junit.xml").getroot().iter("property")}
+    for case in ("tcp-dut_rx", "tcp-dut_tx"):
+        missing = [k for k in FIGURES if f"baseline/{case}/{k}" not in props]
+        assert not missing, f"JUnit lacks {missing} of {case}"
+    result = allure_results(tmp_path)["tcp-dut_rx"]
+    assert result["status"] == "failed" and "tcp_efficiency_pct" in result["statusDetails"]["message"]
