@@ -35,9 +35,7 @@ def test_tcp_efficiency_falls_with_injected_loss_as_the_capture_shows(tmp_path: 
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out[-3000:]
     records = {
-        r["case"]: r
-        for r in map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())
-        if "measured" in r
+        r["case"]: r for r in map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines()) if "measured" in r
     }
     for case in ("tcp-dut_rx", "tcp-dut_tx"):
         m = records[case]["measured"]
