@@ -11,6 +11,7 @@ import math
 import re
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from typing import Self
 
@@ -187,13 +188,16 @@ class BackgroundPing:
                  interval_s: float = PROBE_INTERVAL_S) -> None:  # fmt: skip
         self.argv = ping_argv(netns_prefix, target, interval_s=interval_s, deadline_s=expected_s + PROBE_GRACE_S)
         self.text = ""
-        self._proc: subprocess.Popen[str] | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        # a file, not a pipe: nobody reads while it runs, and a pipe's 64 KB would stop a long probe
+        self._out = tempfile.TemporaryFile()  # noqa: SIM115 (closed in __exit__)
 
     def __enter__(self) -> Self:
         try:
-            self._proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            self._proc = subprocess.Popen(self.argv, stdout=self._out, stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)  # fmt: skip
         except OSError as exc:
+            self._out.close()
             raise BenchError(f"cannot start the RTT probe `{' '.join(self.argv)}`: {exc}") from None
         return self
 
@@ -204,10 +208,13 @@ class BackgroundPing:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
         try:
-            out, _ = proc.communicate(timeout=5)
+            proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
-            out, _ = proc.communicate()
+            proc.wait()
+        with self._out:
+            self._out.seek(0)
+            out = self._out.read().decode(errors="replace")
         self.text = f"$ {' '.join(self.argv)}\n{out}"
 
     def stats(self) -> PingStats:
