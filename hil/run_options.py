@@ -123,6 +123,13 @@ def add_options(add: Callable[..., object]) -> None:
         f"(default {DEFAULT_BUDGET_MB})",
     )
     add(
+        "--trend-gate",
+        choices=("on", "off"),
+        default="off",
+        help="a case whose trend over the history's recent runs regressed fails the run's trend result, and so "
+        "the CI job's quality gate (default: off: the trend page and the terminal report it, a skipped result)",
+    )
+    add(
         "--compare-run",
         default=None,
         metavar="RUN_ID",

@@ -71,11 +71,12 @@ def write_attachment(allure_dir: Path, name: str, text: str, mime: str, ext: str
 def write_run_result(
     allure_dir: Path, *, key: str, title: str, failed: bool, dut: str, feature: str, severity: str,
     link: tuple[str, str], attachments: list[dict[str, str]], start_ms: int, stop_ms: int,
-    message: str | None = None,
+    message: str | None = None, status: str | None = None,
 ) -> Path:  # fmt: skip
     """A page of the run (not a test case) as an Allure result of its own in the run summary's
     group of the tree; the same history id every run (per `key` and DUT), so its History tab lists
-    the runs. `link`: (name, file beside the report's index.html)."""
+    the runs. `link`: (name, file beside the report's index.html); `status` overrides passed /
+    failed (e.g. skipped)."""
     # "hil-run-summary:<dut>" for the summary, as before there were other pages: its history goes on
     history_id = hashlib.md5(f"hil-{key.replace('_', '-')}:{dut}".encode()).hexdigest()  # an id, not security
     result = {
@@ -84,7 +85,7 @@ def write_run_result(
         "testCaseId": history_id,
         "fullName": f"hil.{key}[{dut}]",
         "name": title,
-        "status": "failed" if failed else "passed",
+        "status": status or ("failed" if failed else "passed"),
         "statusDetails": {"message": message} if message else {},
         "stage": "finished",
         "start": start_ms,

@@ -193,6 +193,10 @@ class ReportCheck:
                 n_rows = b.evaluate("document.querySelectorAll('tbody tr').length")
                 if not n_rows:
                     self.problems.append("rfc2544.html: the tables have no rows")
+            if (self.report / "trends.html").exists():
+                self._page(b, base, "trends", base + "trends.html", ["Trends, DUT", "runs"])
+                if not b.evaluate("document.querySelectorAll('.case img').length"):
+                    self.problems.append("trends.html: no case's chart")
             if (self.report / "widgets" / "metrics.json").exists():
                 self._page(b, base, "metrics", base + "index.html#/metrics", ["Performance metrics"])
         return self.problems

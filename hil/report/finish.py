@@ -45,7 +45,7 @@ def finish(results: Path) -> list[str]:
     done = []
     if strip_analytics(index):
         done.append("analytics script removed")
-    for name in ("summary.html", "summary.csv", "rfc2544.html"):
+    for name in ("summary.html", "summary.csv", "rfc2544.html", "trends.html", "trends.txt"):
         if (results / name).exists():
             shutil.copy2(results / name, report / name)
             done.append(f"{name} added")

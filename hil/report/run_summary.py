@@ -1,5 +1,6 @@
 """The run's summary when a session ends (fixtures/report.py calls it): the latest record of
-every case against its criteria, compared with an earlier run from the history."""
+every case against its criteria, compared with an earlier run from the history, and the trends
+over the history's recent runs (hil.report.trend_page)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from hil.report.allure_results import write_summary_result
 from hil.report.history import MetricsHistory, RunNumbers
 from hil.report.rfc2544_page import write_rfc2544_page
 from hil.report.summary import FAILED, REGRESSED, headline, summary_rows, to_csv, to_html
+from hil.report.trend_page import write_trend_page
 from hil.results.findings import findings, findings_text
 from hil.results.recorder import Recorder
 
 
 def write_run_summary(
     recorder: Recorder, dut: str, profile: str, history: MetricsHistory, compare_run: str | None,
-    allure_dir: Path | None, started: float,
+    allure_dir: Path | None, started: float, trend_gate: bool = False,
 ) -> Path:  # fmt: skip
     """The run's summary (every case and metric against its criterion, and the change against the
     latest earlier run of the same DUT and profile, or `compare_run`) as CSV and HTML beside the
@@ -37,6 +39,7 @@ def write_run_summary(
     (out / "summary.csv").write_text(to_csv(rows))
     (out / "summary.html").write_text(to_html(rows, title, sortable=True, found=found))
     write_rfc2544_page(records, out, dut, recorder.run_id, allure_dir, started)
+    write_trend_page(history.runs(), out, dut, profile, allure_dir, started, gate=trend_gate)
     if allure_dir is None:
         return out / "summary.html"
     missed = [f"{r.key} {r.value:g} {r.unit} (criterion {r.criterion})" for r in rows if r.verdict == FAILED]

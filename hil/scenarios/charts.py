@@ -421,3 +421,23 @@ def rfc6349_chart(
         axes[-1].set_xscale("log", base=2)
     _ticks(axes[-1], xticks)
     return _png(fig)
+
+
+def trend_chart(title: str, values: Sequence[float], groups: Sequence[tuple[int, int, float]], unit: str,
+                since: int | None = None, color: str = "tab:blue") -> bytes:  # fmt: skip
+    """A small chart of one case metric over the runs analysed (oldest left): each run a dot, each
+    group of steady runs its mean as a line over its runs, the run a change began a dashed line."""
+    fig, ax = plt.subplots(figsize=(5.2, 1.9), dpi=80)
+    xs = list(range(1, len(values) + 1))
+    ax.plot(xs, values, "o", markersize=3, color="tab:gray")
+    for start, stop, mean in groups:
+        ax.plot([start + 0.6, stop + 0.4], [mean, mean], color=color, linewidth=2.2)
+    if since is not None:
+        ax.axvline(since + 0.5, color=color, linestyle="--", linewidth=1)
+    ax.set_ylim(*zoomed_limits(list(values)))
+    ax.set_title(title, fontsize=8)
+    ax.set_ylabel(unit, fontsize=7)
+    ax.set_xlabel("run (oldest left)", fontsize=7)
+    ax.tick_params(labelsize=7)
+    ax.grid(True, alpha=0.3)
+    return _png(fig)

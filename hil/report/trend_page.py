@@ -1,0 +1,94 @@
+"""The report's trend page: every headline metric of the DUT's recent runs with its groups of
+steady runs (hil.report.trends), regressions and progressions first, a small chart each; as
+`trends.html` and `trends.txt` beside the results (the report carries a copy) and as an Allure
+result of its own, failed when a case regressed."""
+
+from __future__ import annotations
+
+import base64
+import html
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from hil.report.allure_results import write_attachment, write_run_result
+from hil.report.history import RunNumbers
+from hil.report.trends import DEFAULT_RUNS, MIN_RUNS, Trend, trend_text, trends
+from hil.results.recorder import metric_unit
+from hil.scenarios.charts import trend_chart
+
+PAGE = "trends.html"
+TEXT = "trends.txt"
+FEATURE = "Trends over the runs"
+COLORS = {"regression": "tab:red", "progression": "tab:green", "steady": "tab:blue"}
+
+_STYLE = """
+body { font: 12px/1.35 system-ui, sans-serif; margin: 8px; color: #222; }
+h1 { font-size: 16px; margin: 0 0 4px; } p { margin: 0 0 6px; color: #444; }
+.case { display: inline-block; margin: 4px 6px 8px 0; vertical-align: top; width: 420px; }
+.case p { font-size: 11px; margin: 0; } .regression { color: #b00; font-weight: bold; }
+.progression { color: #17702f; font-weight: bold; } .steady { color: #555; }
+img { width: 416px; }
+"""
+
+
+def headline(found: Sequence[Trend], runs: int) -> str:
+    worse = sum(t.verdict == "regression" for t in found)
+    better = sum(t.verdict == "progression" for t in found)
+    return (f"{len(found)} case metrics over the last {runs} runs: {worse} regressed, {better} progressed, "
+            f"{len(found) - worse - better} steady")  # fmt: skip
+
+
+def trends_html(found: Sequence[Trend], title: str) -> str:
+    order = sorted(found, key=lambda t: ({"regression": 0, "progression": 1}.get(t.verdict, 2), t.key))
+    cases = []
+    for t in order:
+        metric = t.key.rsplit("/", 1)[-1]
+        png = trend_chart(t.key, t.values, [(g.start, g.stop, g.mean) for g in t.groups], metric_unit(metric),
+                          t.since, COLORS[t.verdict])  # fmt: skip
+        cases.append(
+            f'<div class="case"><img alt="{html.escape(t.key)}" src="data:image/png;base64,'
+            f'{base64.b64encode(png).decode()}"><p class="{t.verdict}">{html.escape(t.line())}</p></div>'
+        )
+    how = (f"Each case's newest runs (at most {DEFAULT_RUNS}, at least {MIN_RUNS}) split into groups of steady "
+           "values by a change-point analysis (the partition minimizing the squared deviations from each "
+           "group's mean in units of the run-to-run spread plus a penalty per group, the Bayesian information "
+           "criterion); the newest group against the one before (a step) and the best one before (a drift), a "
+           "change when their means differ by 5 standard errors or more.")  # fmt: skip
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1><p>{how}</p>{''.join(cases)}</body></html>"
+    )
+
+
+def write_trend_page(
+    history: Sequence[RunNumbers], out_dir: Path, dut: str, profile: str, allure_dir: Path | None, started: float,
+    gate: bool = False,
+) -> list[Trend]:  # fmt: skip
+    """trends.txt (the verdicts) and, with at least one series long enough, trends.html and an
+    Allure result showing it: failed when a case regressed and `gate` (--trend-gate on), else a
+    regression leaves it skipped, saying so (a steady-state false alarm costs no CI run); returns
+    the trends."""
+    found = trends(history, dut, profile)
+    (out_dir / TEXT).write_text(trend_text(found) + "\n")
+    if not found:
+        return found
+    runs = len({r for t in found for r in t.runs})
+    title = f"Trends, DUT {dut}, profile {profile}: {headline(found, runs)}"
+    page = out_dir / PAGE
+    page.write_text(trends_html(found, title))
+    if allure_dir is None:
+        return found
+    allure_dir.mkdir(parents=True, exist_ok=True)
+    regressed = [t for t in found if t.verdict == "regression"]
+    attachment = write_attachment(allure_dir, "trends: every case metric", page.read_text(), "text/html", "html")
+    message = "; ".join(t.line() for t in regressed) or None
+    if regressed and not gate:
+        message = f"not gated (--trend-gate on gates it): {message}"
+    write_run_result(
+        allure_dir, key="trend_page", title=title, failed=bool(regressed) and gate, dut=dut, feature=FEATURE,
+        severity="normal", link=(f"trends ({PAGE})", PAGE), attachments=[attachment],
+        start_ms=int(started * 1000), stop_ms=int(time.time() * 1000), message=message,
+        status="skipped" if regressed and not gate else None,
+    )  # fmt: skip
+    return found

@@ -1,0 +1,109 @@
+"""Trends over the run history (hil.report.trends, hil.report.trend_page): a synthetic history of
+30 runs with the run-to-run spread measured on these benches, a 3 % step planted in one case's
+throughput ten runs ago, a slow drift in another, the rest unchanged."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from hil.report.history import RunNumbers
+from hil.report.trend_page import write_trend_page
+from hil.report.trends import MIN_RUNS, analyse, noise_sd, segment, trends
+
+pytestmark = pytest.mark.selftest
+
+# (case metric, its level, its run-to-run standard deviation as measured here: the quick profile's
+# medians on an idle host; the delay line's ladder is the bench's steadiest figure)
+CASES = [
+    ("baseline/tcp-dut_rx/mbps", 94.5, 0.25),  # 94.3-94.9 Mbit/s over runs (thresholds/virtual-100m)
+    ("baseline/tcp-dut_tx/mbps", 94.5, 0.25),
+    ("baseline/udp-dut_rx/mbps", 89.9, 0.15),
+    ("window_dut/dut_rx-wnd16/mbps", 9.25, 0.01),  # 99.6-99.9 % of 9.28 Mbit/s
+    ("latency/pc_to_dut/median_ms", 0.25, 0.03),  # a ping's median moves with the host's load
+    ("capacity/dut_rx-l1448/mbps", 93.0, 0.4),
+]
+STEP_AT = 20  # of 30: the step is ten runs old
+DRIFTING = "baseline/udp-dut_rx/mbps"
+
+
+def history(step_pct: float = -3.0, drift_pct_per_run: float = 0.0, seed: int = 7) -> list[RunNumbers]:
+    rng = random.Random(seed)
+    runs = []
+    for i in range(30):
+        values = {}
+        for key, level, sd in CASES:
+            v = level + rng.gauss(0, sd)
+            if key == "baseline/tcp-dut_rx/mbps" and i >= STEP_AT:
+                v += level * step_pct / 100
+            if key == DRIFTING:
+                v += level * drift_pct_per_run / 100 * i
+            values[key] = v
+        runs.append(RunNumbers(f"R{i:02d}", f"2026-11-{i + 1:02d}", "host-dut", "quick", values))
+    return runs
+
+
+def test_a_three_percent_step_ten_runs_ago_is_a_regression_from_that_run() -> None:
+    found = {t.key: t for t in trends(history(), "host-dut", "quick")}
+    step = found["baseline/tcp-dut_rx/mbps"]
+    assert step.verdict == "regression" and step.runs[step.since] == f"R{STEP_AT:02d}", step.line()
+    assert step.change_pct == pytest.approx(-3.0, abs=0.5)
+    assert "10 runs ago" in step.line()
+    # (91.7 Mbit/s after the step: above the thresholds' 89 and within the regression gate's 5 % of
+    # a baseline: no single run fails; the trend sees it)
+    others = [t for k, t in found.items() if k != "baseline/tcp-dut_rx/mbps"]
+    assert others and all(t.verdict == "steady" for t in others), [t.line() for t in others if t.verdict != "steady"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_unchanged_cases_stay_steady_over_seeds(seed: int) -> None:
+    found = trends(history(step_pct=0.0, seed=100 + seed), "host-dut", "quick")
+    assert all(t.verdict == "steady" for t in found), [t.line() for t in found if t.verdict != "steady"]
+
+
+def test_a_slow_drift_no_single_run_shows_is_caught() -> None:
+    # -0.1 % a run: 0.09 Mbit/s, under a third of the run-to-run spread; 2.9 % over the 30 runs
+    found = {t.key: t for t in trends(history(step_pct=0.0, drift_pct_per_run=-0.1), "host-dut", "quick")}
+    drift = found[DRIFTING]
+    assert drift.verdict == "regression" and drift.change_pct is not None and drift.change_pct < -1.0, drift.line()
+
+
+def test_a_progression_and_the_direction_of_a_latency() -> None:
+    found = {t.key: t for t in trends(history(step_pct=+3.0), "host-dut", "quick")}
+    assert found["baseline/tcp-dut_rx/mbps"].verdict == "progression"
+    rising = [0.25] * 15 + [0.40] * 15  # a ping's median up: worse
+    t = analyse("latency/pc_to_dut/median_ms", [f"R{i}" for i in range(30)], rising)
+    assert t.verdict == "regression" and t.since == 15
+
+
+def test_too_few_runs_and_other_duts_are_left_out() -> None:
+    runs = history()
+    assert trends(runs[: MIN_RUNS - 1], "host-dut", "quick") == []
+    assert trends(runs, "other-dut", "quick") == []
+    assert trends(runs, "host-dut", "full") == []
+
+
+def test_the_noise_and_the_groups() -> None:
+    values = [10.0] * 10 + [12.0] * 10
+    assert noise_sd(values) == pytest.approx(0.002 * 11.0)  # steady halves: the floor, 0.2 % of the median
+    groups = segment(values, 0.1)
+    assert [(g.start, g.stop, g.mean) for g in groups] == [(0, 10, 10.0), (10, 20, 12.0)]
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_the_page_and_its_allure_result(tmp_path: Path, gate: bool) -> None:
+    allure_dir = tmp_path / "allure-results"
+    found = write_trend_page(history(), tmp_path, "host-dut", "quick", allure_dir, started=0.0, gate=gate)
+    assert any(t.verdict == "regression" for t in found)
+    text = (tmp_path / "trends.txt").read_text()
+    assert text.startswith("REGRESSION baseline/tcp-dut_rx/mbps") and "5 of 6 case metrics steady" in text
+    page = (tmp_path / "trends.html").read_text()
+    assert page.count("<img") == len(CASES) and "1 regressed" in page
+    (result,) = [json.loads(p.read_text()) for p in allure_dir.glob("*-result.json")]
+    assert "REGRESSION baseline/tcp-dut_rx/mbps" in result["statusDetails"]["message"]
+    # gated (--trend-gate on): a failed result, which fails the CI job's quality gate; else skipped, saying so
+    assert result["status"] == ("failed" if gate else "skipped"), result["status"]
+    assert gate or result["statusDetails"]["message"].startswith("not gated (--trend-gate on gates it)")
