@@ -10,7 +10,6 @@ The target is asked of pyocd when the bench file is read: a part pyocd does not 
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
@@ -19,24 +18,11 @@ from pydantic import Field, field_validator, model_validator
 from hil.config.sections import DutBase, ProbeConfig
 from hil.dut.adapter import BenchLink
 from hil.dut.board import RealBoard, local_port_missing
-from hil.dut.flashers import flash_pyocd
+from hil.dut.flashers import PYOCD_INSTALL, flash_pyocd, pyocd_knows
 from hil.dut.images import ARM_IMAGE, check_image_file
 from hil.dut.kinds import register_kind
 from hil.dut.section import KindSection
 from hil.errors import BenchError
-
-
-@functools.cache
-def pyocd_targets() -> frozenset[str]:
-    """The parts pyocd knows on this PC (its built-in targets and those of the CMSIS packs
-    installed), as `pyocd list --targets` lists them, in pyocd's normalised spelling."""
-    try:
-        from pyocd.target import normalise_target_type_name
-        from pyocd.tools.lists import ListGenerator
-    except ImportError:
-        raise ValueError("pyocd is not installed in the suite's Python (pip requirement pyocd)") from None
-    listed = ListGenerator.list_targets()["targets"]
-    return frozenset(normalise_target_type_name(t["name"]) for t in listed)
 
 
 class PyocdProbe(ProbeConfig):
@@ -50,10 +36,10 @@ class PyocdProbe(ProbeConfig):
     @classmethod
     def _pyocd_knows_it(cls, v: str) -> str:
         try:
-            from pyocd.target import normalise_target_type_name
+            known = pyocd_knows(v)
         except ImportError:
-            raise ValueError("pyocd is not installed in the suite's Python (pip requirement pyocd)") from None
-        if normalise_target_type_name(v) not in pyocd_targets():
+            raise ValueError(PYOCD_INSTALL) from None
+        if not known:
             raise ValueError(
                 f"pyocd knows no target {v!r} on this PC (`pyocd list --targets`): a misspelt part, or "
                 f"one from a CMSIS pack not installed here (`pyocd pack find {v}`, then `pyocd pack install "

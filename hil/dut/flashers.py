@@ -1,20 +1,23 @@
-"""Programming a board's flash: through its debug probe with pyocd (needs the part's CMSIS
-pack, installed once per PC) or OpenOCD's built-in board script, or an ESP32 through its USB
-serial port with esptool. Each fails fast, with one message, when nothing is attached: pyocd is
-run with --no-wait, OpenOCD stops at its adapter init, esptool at its connect attempts, and each
-is bounded by a timeout."""
+"""Programming a board's flash: through its debug probe with pyocd's Python API (needs the part's
+CMSIS pack, installed once per PC) or OpenOCD's built-in board script, or an ESP32 through its USB
+serial port with esptool. Each fails fast, with one message, when nothing is attached: pyocd looks
+for probes without waiting, OpenOCD stops at its adapter init, esptool at its connect attempts,
+and each is bounded by a timeout."""
 
 from __future__ import annotations
 
-import shutil
+import functools
+import logging
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from hil.config.sections import ProbeConfig
 from hil.dut.esp_idf_build import IdfBuild
 from hil.errors import BenchError
 
+NO_PROBE_MESSAGE = "no debug probe attached (connect the board's debug USB port)"
 _NO_PROBE = ("No connected debug probes", "unable to find a matching CMSIS-DAP", "No J-Link device found",
              "unable to open", "No target device available")  # fmt: skip
 
@@ -24,7 +27,7 @@ def _run(
     what: str,
     timeout_s: float,
     log_path: Path,
-    absent: tuple[tuple[str, ...], str] = (_NO_PROBE, "no debug probe attached (connect the board's debug USB port)"),
+    absent: tuple[tuple[str, ...], str] = (_NO_PROBE, NO_PROBE_MESSAGE),
 ) -> str:
     """Runs a flasher bounded by timeout_s and logs its output; a failure is one line, naming the
     missing device when the output shows one of absent's markers."""
@@ -46,29 +49,106 @@ def _run(
     return output
 
 
-def pyocd_has_target(pyocd: str, target: str) -> bool:
-    out = subprocess.run([pyocd, "list", "--targets"], capture_output=True, text=True, timeout=60, check=False)
-    return any(line.split()[:1] == [target] for line in out.stdout.splitlines())
+PYOCD_INSTALL = "pyocd is not installed in the suite's Python (pip requirement pyocd)"
 
 
-def _pyocd_command() -> str | None:
-    """pyocd of this Python environment (the suite's venv need not be on PATH), else PATH's."""
-    beside = Path(sys.executable).parent / "pyocd"
-    return str(beside) if beside.is_file() else shutil.which("pyocd")
+@functools.cache
+def pyocd_targets() -> frozenset[str]:
+    """The parts pyocd knows on this PC (its built-in targets and those of the CMSIS packs
+    installed), in pyocd's normalised spelling: pyocd's own list (`pyocd list --targets`)."""
+    try:
+        from pyocd.target import normalise_target_type_name
+        from pyocd.tools.lists import ListGenerator
+    except ImportError:
+        raise ValueError(PYOCD_INSTALL) from None
+    listed = ListGenerator.list_targets()["targets"]
+    return frozenset(normalise_target_type_name(t["name"]) for t in listed)
+
+
+def pyocd_knows(target: str) -> bool:
+    from pyocd.target import normalise_target_type_name
+
+    return normalise_target_type_name(target) in pyocd_targets()
+
+
+def pyocd_probes(unique_id: str | None = None) -> list[str]:
+    """The debug probes pyocd finds now (CMSIS-DAP, ST-Link, J-Link), as "unique id (description)",
+    only the one of `unique_id` when given; never waits for one to be plugged in."""
+    from pyocd.core.helpers import ConnectHelper
+
+    found = ConnectHelper.get_all_connected_probes(blocking=False, unique_id=unique_id, print_wait_message=False)
+    return [f"{p.unique_id} ({p.description})" for p in found]
+
+
+def _pyocd_program(image: Path, probe: ProbeConfig, log: logging.Logger) -> None:
+    """Opens a session on the one probe (probe.unique_id, or the only one attached), programs the
+    image (its format from its name: .elf/.axf, .hex, .bin) and resets the target to run it."""
+    from pyocd.core.helpers import ConnectHelper
+    from pyocd.core.session import Session
+    from pyocd.flash.file_programmer import FileProgrammer
+
+    probes = ConnectHelper.get_all_connected_probes(blocking=False, unique_id=probe.unique_id,
+                                                    print_wait_message=False)  # fmt: skip
+    if not probes:
+        others = pyocd_probes() if probe.unique_id else []
+        if others:
+            raise BenchError(f"debug probe {probe.unique_id} not attached (attached: {', '.join(others)})")
+        raise BenchError(NO_PROBE_MESSAGE)
+    if len(probes) > 1:
+        ids = ", ".join(p.unique_id for p in probes)
+        raise BenchError(f"{len(probes)} debug probes attached ({ids}): name the board's as probe.unique_id")
+    log.info("probe %s (%s), target %s, image %s", probes[0].unique_id, probes[0].description, probe.target, image)
+    with Session(probes[0], target_override=probe.target, options={"frequency": 4_000_000}) as session:
+        FileProgrammer(session, progress=None).program(str(image))
+        session.target.reset()
+    log.info("programmed and reset")
 
 
 def flash_pyocd(image: Path, probe: ProbeConfig, log_path: Path) -> None:
-    pyocd = _pyocd_command()
-    if pyocd is None:
-        raise BenchError("flasher pyocd: the pyocd command is not installed (pip requirement pyocd)")
-    if not pyocd_has_target(pyocd, probe.target):
+    """Programs a board through pyocd's Python API (session, target, file programmer), bounded by
+    probe.timeout_s; pyocd's log goes to `log_path`. A missing pack, no probe, several probes, a
+    probe that does not answer or a failed programming is one BenchError line."""
+    what = "flasher pyocd"
+    try:
+        known = pyocd_knows(probe.target)
+    except (ImportError, ValueError):
+        raise BenchError(f"{what}: {PYOCD_INSTALL}") from None
+    if not known:
         raise BenchError(
-            f"flasher pyocd: no target {probe.target!r}: install its pack once on this PC with "
+            f"{what}: no target {probe.target!r}: install its pack once on this PC with "
             f"`pyocd pack install {probe.target}` (needs internet), or set flasher: openocd"
         )
-    argv = [pyocd, "flash", "--no-wait", "-t", probe.target, *(["-u", probe.unique_id] if probe.unique_id else []),
-            str(image)]  # fmt: skip
-    _run(argv, "flasher pyocd", probe.timeout_s, log_path)  # programs, then resets the target (pyocd's default)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(log_path, mode="w")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    log = logging.getLogger("pyocd")  # pyocd's own loggers are its children: their records come here too
+    level = log.level
+    log.setLevel(logging.INFO)
+    log.addHandler(handler)
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            _pyocd_program(image, probe, log)
+        except BaseException as exc:  # handed to the caller's thread, which decides
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, name="pyocd-flash", daemon=True)
+    try:
+        worker.start()
+        worker.join(probe.timeout_s)
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+        handler.close()
+    if worker.is_alive():  # a probe that does not answer: the thread is left to the process's end
+        raise BenchError(f"{what}: no answer within {probe.timeout_s:g} s; is the probe busy?")
+    if failure:
+        exc = failure[0]
+        if isinstance(exc, BenchError):
+            raise BenchError(f"{what}: {str(exc).removeprefix(f'{what}: ')}")
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise BenchError(f"{what} failed: {type(exc).__name__}: {first}") from None
 
 
 def flash_openocd(image: Path, probe: ProbeConfig, log_path: Path) -> None:

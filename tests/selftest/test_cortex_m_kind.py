@@ -9,16 +9,20 @@ from __future__ import annotations
 import shutil
 import struct
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 import pytest
 
 from hil.config.errors import ConfigError
 from hil.dut import flashers
 from hil.dut.bench_file import load_bench
-from hil.dut.cortex_m import CortexMDutConfig, pyocd_targets
+from hil.dut.cortex_m import CortexMDutConfig
+from hil.dut.flashers import pyocd_targets
 from hil.dut.images import ARM_IMAGE, check_image_file
 from hil.dut.kinds import kinds
+from hil.errors import BenchError
 from hil.paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.selftest
@@ -139,18 +143,53 @@ def test_a_bad_image_is_one_line_naming_the_file(tmp_path: Path, name: str, cont
     assert str(exc.value).startswith(f"DUT board: firmware image {image}") and message in str(exc.value), exc.value
 
 
+@dataclass
+class _Probe:
+    unique_id: str
+    description: str = "CMSIS-DAP (a stand-in)"
+
+
 @pytest.fixture
-def pyocd_flash(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """pyocd as it is, except `pyocd flash` (it needs a board): its command lines, answered with success."""
-    run, flashed = subprocess.run, []
+def pyocd_flash(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    """pyocd's API as it is, except what needs a board: the probe search finds one probe, a
+    session on it and its file programmer record what they were asked."""
+    import pyocd.core.session
+    import pyocd.flash.file_programmer
+    from pyocd.core.helpers import ConnectHelper
 
-    def answer(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-        if argv[1:2] == ["flash"]:
-            flashed.append(list(argv))
-            return subprocess.CompletedProcess(argv, 0, "[====================] 100%\n", "")
-        return run(argv, **kwargs)  # type: ignore[call-overload]
+    flashed: list[dict[str, object]] = []
+    asked: dict[str, object] = {}
 
-    monkeypatch.setattr(flashers.subprocess, "run", answer)
+    def probes(blocking: bool = True, unique_id: str | None = None, print_wait_message: bool = True) -> list[_Probe]:
+        asked.update(blocking=blocking, unique_id=unique_id)
+        return [_Probe("0670FF3")] if unique_id in (None, "0670FF3") else []
+
+    class Session:
+        def __init__(self, probe: _Probe, target_override: str, options: dict[str, object]) -> None:
+            self.probe, self.target_name = probe, target_override
+            self.target = self
+            self.reset_count = 0
+
+        def __enter__(self) -> Self:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            flashed[-1]["closed"] = True
+
+        def reset(self) -> None:
+            flashed[-1]["reset"] = True
+
+    class FileProgrammer:
+        def __init__(self, session: Session, progress: object = None) -> None:
+            self.session = session
+
+        def program(self, path: str) -> None:
+            flashed.append({"probe": self.session.probe.unique_id, "target": self.session.target_name,
+                            "image": path, **asked})  # fmt: skip
+
+    monkeypatch.setattr(ConnectHelper, "get_all_connected_probes", staticmethod(probes))
+    monkeypatch.setattr(pyocd.core.session, "Session", Session)
+    monkeypatch.setattr(pyocd.flash.file_programmer, "FileProgrammer", FileProgrammer)
     return flashed
 
 
@@ -167,11 +206,28 @@ def test_the_adapter_flashes_the_image_with_pyocd_by_target_name(tmp_path: Path,
     dut = load_bench(bench(tmp_path, f"firmware: {{image: {path}}}\nconsole: {{port: {port}}}\n{probe}")).duts[0]
     adapter = kinds()["cortex-m"].make(dut, None, tmp_path / "dut")  # type: ignore[arg-type]
     adapter.flash()
-    [argv] = pyocd_flash
-    assert Path(argv[0]).name == "pyocd"
-    assert argv[1:] == ["flash", "--no-wait", "-t", TARGET, "-u", "0670FF3", str(path)]
+    [done] = pyocd_flash
+    # through pyocd's API: the named probe searched without waiting, a session with the part as its
+    # target, the image programmed, the target reset to run it, the session closed
+    assert done == {"probe": "0670FF3", "target": TARGET, "image": str(path), "blocking": False,
+                    "unique_id": "0670FF3", "reset": True, "closed": True}  # fmt: skip
     assert adapter.flash_count == 1 and adapter.current_config == "default" and adapter.console_port == str(port)
-    assert (tmp_path / "dut" / "flash.log").read_text().startswith(f"$ {' '.join(argv)}\n")
+    assert "programmed and reset" in (tmp_path / "dut" / "flash.log").read_text()
+
+
+def test_a_probe_not_attached_is_one_line_listing_those_that_are(tmp_path: Path, pyocd_flash) -> None:
+    path = tmp_path / "fw.elf"
+    path.write_bytes(arm_elf())
+    port = tmp_path / "ttyACM0"
+    port.touch()
+    probe = f"probe: {{target: {TARGET}, unique_id: 1234ABC, timeout_s: 30}}"
+    dut = load_bench(bench(tmp_path, f"firmware: {{image: {path}}}\nconsole: {{port: {port}}}\n{probe}")).duts[0]
+    with pytest.raises(BenchError) as exc:
+        kinds()["cortex-m"].make(dut, None, tmp_path / "dut").flash()  # type: ignore[arg-type]
+    assert str(exc.value) == (
+        "flasher pyocd: debug probe 1234ABC not attached (attached: 0670FF3 (CMSIS-DAP (a stand-in)))"
+    )
+    assert pyocd_flash == []
 
 
 def test_the_adapter_stops_at_an_image_gone_since_the_file_was_read(tmp_path: Path, pyocd_flash) -> None:
