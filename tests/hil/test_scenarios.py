@@ -13,5 +13,7 @@ from hil.session import HilContext
 pytestmark = pytest.mark.hil
 
 
+# pytest-embedded's log_metric: the case's numbers go to the metrics file (fixtures/report.py)
+@pytest.mark.usefixtures("log_metric")
 def test_scenario(hil: HilContext, scenario_case: Case) -> None:
     scenario_case.run(hil)

@@ -60,5 +60,14 @@ def test_tcp_efficiency_falls_with_injected_loss_as_the_capture_shows(tmp_path: 
     for case in ("tcp-dut_rx", "tcp-dut_tx"):
         missing = [k for k in FIGURES if f"baseline/{case}/{k}" not in props]
         assert not missing, f"JUnit lacks {missing} of {case}"
+    # the metrics file (pytest-embedded's log_metric, OpenMetrics text): every figure of both cases
+    prom = (tmp_path / "metrics.prom").read_text().splitlines()
+    sample = re.compile(r'^hil_[a-z0-9_]+\{(?:[a-z]+="[^"]*",)*[a-z]+="[^"]*"\} [-+0-9.e]+$')
+    assert prom and all(sample.match(line) for line in prom), [x for x in prom if not sample.match(x)][:3]
+    for case in ("tcp-dut_rx", "tcp-dut_tx"):
+        for k in FIGURES:
+            assert any(x.startswith(f"hil_{k}{{") and f'case="{case}"' in x for x in prom), (case, k)
+    assert sum(x.startswith("hil_run_info{") for x in prom) == 1
+    assert not (tmp_path / "metrics.prom.lock").exists()
     result = allure_results(tmp_path)["tcp-dut_rx"]
     assert result["status"] == "failed" and "tcp_efficiency_pct" in result["statusDetails"]["message"]
