@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from hil.session import HilContext
     from hil.wire.watch import WireSeen
 
-BASELINE_PINGS = 20
+BASELINE_PINGS = 10
 BASELINE_INTERVAL_S = 0.01
 DEFAULT_SEGMENT = 1460  # the payload of a full segment on a 1500-byte MTU without TCP options
 DIRECTIONS = ("dut_tx", "dut_rx")

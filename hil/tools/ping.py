@@ -186,7 +186,8 @@ class BackgroundPing:
 
     def __init__(self, netns_prefix: list[str], target: str, expected_s: float,
                  interval_s: float = PROBE_INTERVAL_S) -> None:  # fmt: skip
-        self.argv = ping_argv(netns_prefix, target, interval_s=interval_s, deadline_s=expected_s + PROBE_GRACE_S)
+        deadline = math.ceil(expected_s + PROBE_GRACE_S)  # ping -w takes whole seconds
+        self.argv = ping_argv(netns_prefix, target, interval_s=interval_s, deadline_s=deadline)
         self.text = ""
         self._proc: subprocess.Popen[bytes] | None = None
         # a file, not a pipe: nobody reads while it runs, and a pipe's 64 KB would stop a long probe

@@ -109,3 +109,6 @@ def test_the_probe_runs_beside_and_stops_with_its_summary() -> None:
     stats = probe.stats()
     assert stats.sent >= 5 and stats.received >= 5 and len(stats.rtts_ms) == stats.received
     assert probe.argv[-1] == "127.0.0.1" and "-w" in probe.argv  # it ends itself if never stopped
+    # in whole seconds, which is all ping -w takes (a -n transfer's expected 0.88 s once made it refuse)
+    odd = BackgroundPing([], "127.0.0.1", expected_s=0.8837)
+    assert odd.argv[odd.argv.index("-w") + 1] == "61"

@@ -97,6 +97,17 @@ def _rate_ok(rec: dict, key: str, truth: float, rel: float) -> bool:
     return truth * (1 - rel - 2 * stall) <= value <= truth * (1 + rel) if stall else _near(value, truth, rel)
 
 
+def _reset_ok(rec: dict, truth_ms: float) -> bool:
+    """Both of RFC 6201's methods within 10 ms of the model's reset; where the tester itself slowed
+    during the outage (the record says so: a busy host), the frame-loss method under-counts by as
+    much, so the longest gap alone is checked, and the frames lost may not claim more than it."""
+    m, reset = rec["measured"], rec["extra"]["reset"]
+    gap_ok = abs(m["reset_gap_ms"] - truth_ms) <= 10
+    if "frame_loss_method" in reset:
+        return gap_ok and m["reset_ms"] <= m["reset_gap_ms"]
+    return gap_ok and abs(m["reset_ms"] - truth_ms) <= 10
+
+
 def _buffer_ok(rec: dict, truth: float) -> bool:
     """The buffer from back-to-back within one frame of the model's; where the host stalled the
     tester in a burst every time it ran (the burst then counts as lost), never above it."""
@@ -118,7 +129,7 @@ def test_a_queue_of_known_length_every_rfc2544_test(tmp_path: Path) -> None:
     assert _rate_ok(rec, "pdr_fps", RATE_FPS / (1 - PDR_LOSS), 0.01), m
     assert _buffer_ok(rec, QUEUE_BUFFER), rec["extra"]["b2b"]
     assert m["recovery_ms"] <= 10, rec["extra"]["recovery"]
-    assert abs(m["reset_ms"] - 200) <= 10 and abs(m["reset_gap_ms"] - 200) <= 10, rec["extra"]["reset"]
+    assert _reset_ok(rec, 200), rec["extra"]["reset"]
     assert {row["share_pct"] for row in rec["extra"]["latency"]} == {10, 50, 90, 100}
     assert rec["extra"]["loss_curve"][0]["share_pct"] == 100
     spacing = rec["extra"]["spacing"]  # every trial's gaps, captured at the DUT's input port
