@@ -93,7 +93,9 @@ def _rate_ok(rec: dict, key: str, truth: float, rel: float) -> bool:
     """`measured[key]` within `rel` of the model's truth; on a host that stalled the tester, never
     above it by more than `rel` (a stalled trial counts at what was sent) and below it by at most
     `rel` plus twice the stall (the search's bounds sit that much lower)."""
-    value, stall = rec["measured"][key], _stall(rec)
+    value, stall = rec["measured"].get(key), _stall(rec)
+    if value is None:  # the search found no such bound (the record's trial log says why)
+        return False
     return truth * (1 - rel - 2 * stall) <= value <= truth * (1 + rel) if stall else _near(value, truth, rel)
 
 
