@@ -85,6 +85,18 @@ def stop_process(proc: subprocess.Popen[bytes] | None, grace_s: float = 2.0) -> 
         proc.wait()
 
 
+def interrupt(proc: subprocess.Popen[bytes] | subprocess.Popen[str], grace_s: float = 5.0) -> None:
+    """Ends a program the way Ctrl-C would (SIGINT: tcpdump finishes its file, ping prints its
+    summary), then SIGKILL if it is still there after `grace_s`."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def kill_process(proc: subprocess.Popen[bytes] | None) -> None:
     """Ends a process group at once (SIGKILL): for a server whose output is already read (iperf 2
     takes ~0.7 s to leave after SIGTERM)."""

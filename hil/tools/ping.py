@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import Self
 from hil.console.protocol import FinalLine
 from hil.errors import BenchError, DutError
 from hil.numbers import COUNT, DUT, MS, PING_TOOL, Source, ToolOutputError, checked, checked_int, quote, require
-from hil.plumbing.proc import die_with_parent
+from hil.plumbing.proc import die_with_parent, interrupt
 
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
 _TIME = re.compile(rf"\btime[=<]({_NUM}) ?ms\b", re.ASCII)
@@ -206,13 +205,7 @@ class BackgroundPing:
         proc = self._proc
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        interrupt(proc)
         with self._out:
             self._out.seek(0)
             out = self._out.read().decode(errors="replace")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hil.plumbing.netns import pid_alive
-from hil.plumbing.proc import die_with_parent
+from hil.plumbing.proc import die_with_parent, interrupt
 
 CAPTURE_ROOT = Path("/tmp/hil-captures")
 # Ethernet, IPv4 without options and TCP with every option (14 + 20 + 60 = 94 bytes), or a UDP
@@ -172,12 +172,7 @@ class Capture:
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
             settle([self], quiet_s=0.02, limit_s=0.2)  # the case's traffic ended before its evidence
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            interrupt(proc)
         self._pidfile.unlink(missing_ok=True)
         said = self._log.read_text(errors="replace") if self._log.exists() else ""
         captured = tcpdump_count(said, "packets captured")
