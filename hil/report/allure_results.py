@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import uuid
 from pathlib import Path
 
@@ -127,4 +128,19 @@ def write_summary_result(
         allure_dir, key="run_summary", title=title, failed=failed, dut=dut, feature="every number of the run",
         severity="critical", link=("summary, sortable (summary.html)", "summary.html"), attachments=attachments,
         start_ms=start_ms, stop_ms=stop_ms, message=message,
+    )  # fmt: skip
+
+
+def write_page_result(
+    allure_dir: Path, page: Path, *, key: str, title: str, shown_as: str, link_name: str, dut: str, feature: str,
+    started: float, failed: bool = False, message: str | None = None, status: str | None = None,
+) -> Path:  # fmt: skip
+    """A page of the run (an HTML file beside the report's index.html) as its own Allure result that
+    shows it inline (`shown_as`) and links the whole page (`link_name`)."""
+    allure_dir.mkdir(parents=True, exist_ok=True)
+    attachment = write_attachment(allure_dir, shown_as, page.read_text(), "text/html", "html")
+    return write_run_result(
+        allure_dir, key=key, title=title, failed=failed, dut=dut, feature=feature, severity="normal",
+        link=(f"{link_name} ({page.name})", page.name), attachments=[attachment], start_ms=int(started * 1000),
+        stop_ms=int(time.time() * 1000), message=message, status=status,
     )  # fmt: skip

@@ -10,11 +10,10 @@ system recovery and reset time (RFC 6201); the spacing of the offered frames at 
 from __future__ import annotations
 
 import html
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hil.report.allure_results import write_attachment, write_run_result
+from hil.report.allure_results import write_page_result
 from hil.results.recorder import CaseRecord
 
 SCENARIO = "rfc2544"
@@ -271,12 +270,9 @@ def write_rfc2544_page(
     page.write_text(rfc2544_html(records, title))
     if allure_dir is None:
         return page
-    allure_dir.mkdir(parents=True, exist_ok=True)
     failed = any(r.verdict in ("below threshold", "regression") for g in groups.values() for r in g)
-    attachment = write_attachment(allure_dir, "RFC 2544: the standard's tables", page.read_text(), "text/html", "html")
-    write_run_result(
-        allure_dir, key="rfc2544_page", title=title, failed=failed, dut=dut, feature=FEATURE, severity="normal",
-        link=(f"RFC 2544 tables ({PAGE})", PAGE), attachments=[attachment], start_ms=int(started * 1000),
-        stop_ms=int(time.time() * 1000),
+    write_page_result(
+        allure_dir, page, key="rfc2544_page", title=title, shown_as="RFC 2544: the standard's tables",
+        link_name="RFC 2544 tables", dut=dut, feature=FEATURE, started=started, failed=failed,
     )  # fmt: skip
     return page

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import base64
 import html
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hil.report.allure_results import write_attachment, write_run_result
+from hil.report.allure_results import write_page_result
 from hil.report.history import RunNumbers
 from hil.report.trends import DEFAULT_RUNS, MIN_RUNS, Trend, trend_text, trends
 from hil.results.recorder import metric_unit
@@ -79,16 +78,11 @@ def write_trend_page(
     page.write_text(trends_html(found, title))
     if allure_dir is None:
         return found
-    allure_dir.mkdir(parents=True, exist_ok=True)
     regressed = [t for t in found if t.verdict == "regression"]
-    attachment = write_attachment(allure_dir, "trends: every case metric", page.read_text(), "text/html", "html")
     message = "; ".join(t.line() for t in regressed) or None
     if regressed and not gate:
         message = f"not gated (--trend-gate on gates it): {message}"
-    write_run_result(
-        allure_dir, key="trend_page", title=title, failed=bool(regressed) and gate, dut=dut, feature=FEATURE,
-        severity="normal", link=(f"trends ({PAGE})", PAGE), attachments=[attachment],
-        start_ms=int(started * 1000), stop_ms=int(time.time() * 1000), message=message,
-        status="skipped" if regressed and not gate else None,
-    )  # fmt: skip
+    write_page_result(allure_dir, page, key="trend_page", title=title, shown_as="trends: every case metric",
+                      link_name="trends", dut=dut, feature=FEATURE, started=started, failed=bool(regressed) and gate,
+                      message=message, status="skipped" if regressed and not gate else None)  # fmt: skip
     return found
