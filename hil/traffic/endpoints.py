@@ -121,47 +121,49 @@ def common_generator(sender: Endpoint, receiver: Endpoint, wanted: Generator | N
 
 
 # --- a host of the bench ---------------------------------------------------------------------
-def udp_receive_buffer_errors(netns_prefix: list[str]) -> int:
-    """The namespace's count of UDP datagrams dropped for a full socket receive buffer
-    (/proc/net/snmp Udp RcvbufErrors); 0 when it cannot be read."""
+def read_snmp(netns_prefix: list[str]) -> str:
+    """A host's (a namespace's, an SSH session's) /proc/net/snmp; "" when it cannot be read."""
     try:
-        text = subprocess.run([*netns_prefix, "cat", "/proc/net/snmp"], capture_output=True, text=True,
+        return subprocess.run([*netns_prefix, "cat", "/proc/net/snmp"], capture_output=True, text=True,
                               timeout=10, check=False).stdout  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
-        return 0
-    return parse_udp_rcvbuf_errors(text)
+        return ""
 
 
-def tcp_segment_counters(netns_prefix: list[str]) -> dict[str, int] | None:
-    """The host's (a namespace's, an SSH session's) TCP segment counters from /proc/net/snmp:
-    OutSegs (sent, retransmissions excluded) and RetransSegs (sent again); None when they cannot
-    be read. RFC 6349's TCP Efficiency of a host sender comes from their change over a transfer."""
-    try:
-        text = subprocess.run([*netns_prefix, "cat", "/proc/net/snmp"], capture_output=True, text=True,
-                              timeout=10, check=False).stdout  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return parse_tcp_segments(text)
-
-
-def parse_tcp_segments(snmp: str) -> dict[str, int] | None:
-    """OutSegs and RetransSegs from /proc/net/snmp's text (None when absent or not numbers)."""
-    rows = [line.split() for line in snmp.splitlines() if line.startswith("Tcp:")]
+def snmp_counters(snmp: str, protocol: str, names: tuple[str, ...]) -> dict[str, int] | None:
+    """`names` of /proc/net/snmp's `protocol` row pair (e.g. "Tcp"), None when absent or not numbers."""
+    rows = [line.split() for line in snmp.splitlines() if line.startswith(f"{protocol}:")]
     if len(rows) < 2 or len(rows[0]) != len(rows[1]):
         return None
     named = dict(zip(rows[0], rows[1], strict=True))
     try:
-        return {k: int(named[k]) for k in ("OutSegs", "RetransSegs")}
+        return {k: int(named[k]) for k in names}
     except (KeyError, ValueError):
         return None
 
 
+def udp_receive_buffer_errors(netns_prefix: list[str]) -> int:
+    """The namespace's count of UDP datagrams dropped for a full socket receive buffer
+    (/proc/net/snmp Udp RcvbufErrors); 0 when it cannot be read."""
+    return parse_udp_rcvbuf_errors(read_snmp(netns_prefix))
+
+
+def tcp_segment_counters(netns_prefix: list[str]) -> dict[str, int] | None:
+    """The host's TCP segment counters from /proc/net/snmp: OutSegs (sent, retransmissions
+    excluded) and RetransSegs (sent again); None when they cannot be read. RFC 6349's TCP
+    Efficiency of a host sender comes from their change over a transfer."""
+    return parse_tcp_segments(read_snmp(netns_prefix))
+
+
+def parse_tcp_segments(snmp: str) -> dict[str, int] | None:
+    """OutSegs and RetransSegs from /proc/net/snmp's text (None when absent or not numbers)."""
+    return snmp_counters(snmp, "Tcp", ("OutSegs", "RetransSegs"))
+
+
 def parse_udp_rcvbuf_errors(snmp: str) -> int:
     """Udp RcvbufErrors from /proc/net/snmp's text (0 when absent)."""
-    rows = [line.split() for line in snmp.splitlines() if line.startswith("Udp:")]
-    if len(rows) < 2 or "RcvbufErrors" not in rows[0]:
-        return 0
-    return int(rows[1][rows[0].index("RcvbufErrors")])
+    found = snmp_counters(snmp, "Udp", ("RcvbufErrors",))
+    return found["RcvbufErrors"] if found else 0
 
 
 # iperf 3's CPU load: user + system time over the test's, of all its host's cores together

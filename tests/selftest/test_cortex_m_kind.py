@@ -168,7 +168,6 @@ def pyocd_flash(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
         def __init__(self, probe: _Probe, target_override: str, options: dict[str, object]) -> None:
             self.probe, self.target_name = probe, target_override
             self.target = self
-            self.reset_count = 0
 
         def __enter__(self) -> Self:
             return self
