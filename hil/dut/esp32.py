@@ -17,7 +17,7 @@ from hil.config.sections import ESP32_PROJECT_DIR, DutBase, EspIdfConfig, WifiCo
 from hil.dut.adapter import BenchLink
 from hil.dut.board import RealBoard, local_port_missing
 from hil.dut.esp_idf_build import IdfBuild, load_build, project_configs, resolve_build_dir
-from hil.dut.flashers import flash_esptool
+from hil.dut.flashers import flash_idf_serial
 from hil.dut.kinds import register_kind
 from hil.dut.section import KindSection
 from hil.dut.wifi import WifiStation
@@ -152,7 +152,7 @@ class Esp32Dut(WifiStation, RealBoard):
         if local_port_missing(port):
             raise BenchError(f"DUT {self.cfg.name}: serial port {port} does not exist (board plugged in?)")
         if not self.cfg.stock_firmware:
-            flash_esptool(build, port, self.idf.flash_baud, self.flash_log)
+            flash_idf_serial(build, port, self.idf.flash_baud, self.flash_log)
         self.build = build
         self.current_config = config
         self.wifi = None

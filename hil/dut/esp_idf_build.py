@@ -1,12 +1,11 @@
-"""ESP-IDF build directories: which one a (target, config) pair means, what is in it, and the
-esptool command that flashes it.
+"""ESP-IDF build directories: which one a (target, config) pair means and what is in it.
 
 The lookup is the one of ESP-IDF's own CI conftest: ``build_<target>_<config>``, then
 ``build_<target>``, ``build_<config>``, ``build``. The directory is parsed by pytest-embedded-idf's
 IdfApp (flasher_args.json, config/sdkconfig.json), then checked against what was asked: the
 target it was built for and the configuration name the firmware reports (CONFIG_HIL_FW_VARIANT),
-so a fallback directory of another configuration is refused rather than measured. The flash
-command is the one pytest-embedded-idf's IdfSerial.flash gives esptool.
+so a fallback directory of another configuration is refused rather than measured, and checked
+for what pytest-embedded-idf's IdfSerial.flash needs to write it (hil.dut.flashers).
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from pytest_embedded_idf.app import IdfApp
 
 from hil.config.errors import ConfigError
 
-DEFAULT_FLASH_BAUD = 460800
 _CONFIG_LINE = re.compile(r"^(CONFIG_[A-Z0-9_]+)=(.*)$")
 
 
@@ -56,29 +54,7 @@ class IdfBuild:
     variant: str
     elf: Path | None
     flash_files: tuple[FlashFile, ...]
-    write_flash_args: tuple[str, ...]
-    extra_esptool_args: dict[str, object]
     sdkconfig: dict[str, object]
-
-    def esptool_args(self, port: str, baud: int = DEFAULT_FLASH_BAUD) -> list[str]:
-        """esptool's arguments to flash this build, in the order pytest-embedded-idf's
-        IdfSerial.flash builds them: connection options, write-flash, offset/file pairs, flash
-        settings."""
-        args = ["--port", port]
-        for key, value in self.extra_esptool_args.items():
-            if isinstance(value, bool):
-                if key == "stub" and value is False:
-                    args.append("--no-stub")
-                elif key != "stub" and value:
-                    args.append(f"--{key}")
-            else:
-                args += [f"--{key}", "hard_reset" if key == "after" else str(value)]
-        if "--baud" not in args:
-            args += ["--baud", str(baud)]
-        args.append("write-flash")
-        for f in self.flash_files:
-            args += [hex(f.offset), str(f.path)]
-        return [*args, *self.write_flash_args]
 
 
 def _fail(path: Path, problem: str) -> ConfigError:
@@ -114,15 +90,14 @@ def load_build(path: Path, target: str, config: str, project_build: bool = True)
         raise _fail(path, f"flash files missing: {', '.join(missing)}")
     if any(f.encrypted for f in app.flash_files):
         raise _fail(path, "asks for flash encryption, which the suite does not do")
-    try:
-        write_args = tuple(str(a) for a in app.flash_args["write_flash_args"])
-        extra = dict(app.flash_args["extra_esptool_args"])
-    except (KeyError, TypeError) as exc:
-        raise _fail(path, f"flasher_args.json lacks {exc}") from None
+    for key in ("extra_esptool_args", "write_flash_args"):  # what IdfSerial.flash reads besides the files
+        if not isinstance(app.flash_args.get(key), dict if key.startswith("extra") else list):
+            raise _fail(path, f"flasher_args.json lacks {key!r}")
+    extra = app.flash_args["extra_esptool_args"]
     if extra.get("chip") not in (None, target):
         raise _fail(path, f"flasher_args.json is for chip {extra.get('chip')}, not {target}")
     elf = Path(app.elf_file) if app.elf_file else None
-    return IdfBuild(path, target, variant, elf, files, write_args, extra, sdkconfig)
+    return IdfBuild(path, target, variant, elf, files, sdkconfig)
 
 
 def read_sdkconfig_file(path: Path) -> dict[str, str]:

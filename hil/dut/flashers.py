@@ -1,17 +1,24 @@
 """Programming a board's flash: through its debug probe with pyocd's Python API (needs the part's
 CMSIS pack, installed once per PC) or OpenOCD's built-in board script, or an ESP32 through its USB
-serial port with esptool. Each fails fast, with one message, when nothing is attached: pyocd looks
-for probes without waiting, OpenOCD stops at its adapter init, esptool at its connect attempts,
-and each is bounded by a timeout."""
+serial port with pytest-embedded-idf's IdfSerial (esptool's Python API). Each fails fast, with one
+message, when nothing is attached: pyocd looks for probes without waiting, OpenOCD stops at its
+adapter init, esptool at its connect attempts, and each is bounded by a timeout."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+import os
+import queue
 import subprocess
-import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+
+from pytest_embedded.log import MessageQueue
+from pytest_embedded_idf.app import IdfApp
+from pytest_embedded_idf.serial import IdfSerial
 
 from hil.config.sections import ProbeConfig
 from hil.dut.esp_idf_build import IdfBuild
@@ -104,6 +111,30 @@ def _pyocd_program(image: Path, probe: ProbeConfig, log: logging.Logger) -> None
     log.info("programmed and reset")
 
 
+class _NoAnswer(Exception):
+    """The flasher's thread was still running at its time limit."""
+
+
+def _bounded(work: Callable[[], None], timeout_s: float, name: str) -> BaseException | None:
+    """Runs a library's flashing in a daemon thread for at most timeout_s: what it raised, None
+    when it returned, _NoAnswer when it is still running (a device that does not answer: the
+    thread is left to the process's end, as a library call cannot be killed)."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # handed to the caller's thread, which decides
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name=name, daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    if worker.is_alive():
+        return _NoAnswer()
+    return failure[0] if failure else None
+
+
 def flash_pyocd(image: Path, probe: ProbeConfig, log_path: Path) -> None:
     """Programs a board through pyocd's Python API (session, target, file programmer), bounded by
     probe.timeout_s; pyocd's log goes to `log_path`. A missing pack, no probe, several probes, a
@@ -125,26 +156,15 @@ def flash_pyocd(image: Path, probe: ProbeConfig, log_path: Path) -> None:
     level = log.level
     log.setLevel(logging.INFO)
     log.addHandler(handler)
-    failure: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            _pyocd_program(image, probe, log)
-        except BaseException as exc:  # handed to the caller's thread, which decides
-            failure.append(exc)
-
-    worker = threading.Thread(target=work, name="pyocd-flash", daemon=True)
     try:
-        worker.start()
-        worker.join(probe.timeout_s)
+        exc = _bounded(lambda: _pyocd_program(image, probe, log), probe.timeout_s, "pyocd-flash")
     finally:
         log.removeHandler(handler)
         log.setLevel(level)
         handler.close()
-    if worker.is_alive():  # a probe that does not answer: the thread is left to the process's end
+    if isinstance(exc, _NoAnswer):
         raise BenchError(f"{what}: no answer within {probe.timeout_s:g} s; is the probe busy?")
-    if failure:
-        exc = failure[0]
+    if exc is not None:
         if isinstance(exc, BenchError):
             raise BenchError(f"{what}: {str(exc).removeprefix(f'{what}: ')}")
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
@@ -163,17 +183,57 @@ FLASHERS = {"pyocd": flash_pyocd, "openocd": flash_openocd}
 
 ESPTOOL_TIMEOUT_S = 180.0  # a 4 MB image at 115200 baud takes ~60 s; connect attempts give up in ~10 s
 _NO_CHIP = ("Failed to connect", "No serial data received", "could not open port", "No such file or directory",
-            "Could not open", "Could not connect")  # fmt: skip
+            "Could not open", "Could not connect", "Couldn't auto detect chip")  # fmt: skip
 
 
-def esptool_command(build: IdfBuild, port: str, baud: int) -> list[str]:
-    """esptool of this Python environment (a pip requirement), as a module, with the build's
-    flash arguments."""
-    return [sys.executable, "-m", "esptool", *build.esptool_args(port, baud)]
+def _drained(output: MessageQueue) -> str:
+    """All that pytest-embedded's message queue holds (esptool's output), as text."""
+    parts: list[bytes] = []
+    while True:
+        try:
+            item = output.get(timeout=0.2)
+        except queue.Empty:
+            break
+        parts.append(item if isinstance(item, bytes) else str(item).encode())
+    output.close()
+    output.join_thread()
+    return b"".join(parts).decode(errors="replace")
 
 
-def flash_esptool(build: IdfBuild, port: str, baud: int, log_path: Path) -> None:
-    """Writes bootloader, partition table and app of an ESP-IDF build, then hard-resets the chip."""
-    what = f"flasher esptool ({build.path.name} on {port})"
+def flash_idf_serial(build: IdfBuild, port: str, baud: int, log_path: Path) -> None:
+    """Writes an ESP-IDF build through pytest-embedded-idf's own serial service, as its auto-flash
+    does: IdfSerial connects with esptool (the chip must be the build's target), IdfSerial.flash
+    writes the build's flash files with its flasher_args.json settings at `baud` and hard-resets
+    the chip, and the port is closed again for the console. esptool's output goes to log_path; no
+    chip, a wrong one or a failed write is one BenchError line, the whole bounded by a timeout."""
+    what = f"flasher pytest-embedded-idf ({build.path.name} on {port})"
     no_chip = f"no ESP32 answered on {port} (board connected? right port? port in use?)"
-    _run(esptool_command(build, port, baud), what, ESPTOOL_TIMEOUT_S, log_path, (_NO_CHIP, no_chip))
+    output = MessageQueue()
+    app = IdfApp(app_path=str(build.path.parent), build_dir=str(build.path))
+
+    def work() -> None:
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):  # type: ignore[type-var]
+            IdfSerial(app=app, target=build.target, msg_queue=output, pexpect_proc=None, port=port,
+                      esptool_baud=baud, stop_after_init=True)  # fmt: skip
+
+    before = os.environ.get("ESPBAUD")
+    os.environ["ESPBAUD"] = str(baud)  # IdfSerial.flash's baud where flasher_args.json names none
+    try:
+        exc = _bounded(work, ESPTOOL_TIMEOUT_S, "esp-flash")
+    finally:
+        if before is None:
+            os.environ.pop("ESPBAUD", None)
+        else:
+            os.environ["ESPBAUD"] = before
+    text = _drained(output) if not isinstance(exc, _NoAnswer) else ""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.write_text(f"IdfSerial(port={port}, target={build.target}).flash: {build.path}\n{text}"
+                        + (f"\n{type(exc).__name__}: {exc}\n" if exc else ""))  # fmt: skip
+    if isinstance(exc, _NoAnswer):
+        raise BenchError(f"{what}: no answer within {ESPTOOL_TIMEOUT_S:g} s; is the port busy?")
+    if exc is not None:
+        message = f"{exc}"
+        if any(marker in message for marker in _NO_CHIP):
+            raise BenchError(f"{what}: {no_chip}")
+        first = (message.strip().splitlines() or [type(exc).__name__])[0]
+        raise BenchError(f"{what} failed: {type(exc).__name__}: {first}")

@@ -1,23 +1,23 @@
-"""ESP-IDF build directories and the esptool command, without a chip: a synthetic build directory
-laid out as ESP-IDF v5 writes it (flasher_args.json, config/sdkconfig.json, the three images),
-parsed by pytest-embedded-idf's IdfApp through hil.dut.esp_idf_build; esptool replaced at its
-boundary only (the `esptool` module the flasher runs, and `esptool.main` for pytest-embedded-idf's
-own IdfSerial.flash), so every argument the suite would give a real esptool is checked."""
+"""ESP-IDF build directories and their flashing, without a chip: a synthetic build directory laid
+out as ESP-IDF v5 writes it (flasher_args.json, config/sdkconfig.json, the three images), parsed
+by pytest-embedded-idf's IdfApp through hil.dut.esp_idf_build and written by its IdfSerial; esptool
+replaced at its boundary only (the chip it detects and `esptool.main`), so every argument
+IdfSerial gives a real esptool is checked, and the real esptool meets a port nothing answers on."""
 
 from __future__ import annotations
 
 import json
-import sys
+import os
+import pty
 from pathlib import Path
-from types import SimpleNamespace
 
+import esptool
 import pytest
-from pytest_embedded_idf import serial as idf_serial
-from pytest_embedded_idf.app import IdfApp
+import serial as pyserial
 
 from hil.config.errors import ConfigError
 from hil.dut.esp_idf_build import build_dir_candidates, load_build, project_configs, resolve_build_dir
-from hil.dut.flashers import flash_esptool
+from hil.dut.flashers import flash_idf_serial
 from hil.errors import BenchError
 from tests.support.synthetic_idf_build import FLASHER_ARGS, make_build
 
@@ -60,68 +60,83 @@ def test_parses_a_build_directory(tmp_path: Path) -> None:
     assert build.sdkconfig["LWIP_TCP_WND_DEFAULT"] == 5760
 
 
-def test_exact_esptool_arguments(tmp_path: Path) -> None:
-    path = make_build(tmp_path, "build_esp32_default")
-    build = load_build(path, "esp32", "default")
-    assert build.esptool_args("/dev/ttyUSB0", 460800) == expected_args(path, "/dev/ttyUSB0", 460800)
+class FakeChip:
+    """esptool's connected device, at the boundary where a chip would answer: its serial port a
+    pyserial loopback, its connect and reset recorded."""
 
+    CHIP_NAME = "ESP32"
 
-def test_same_arguments_as_pytest_embedded_idf_gives_esptool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """IdfSerial.flash (undecorated: no chip to connect to) with esptool.main replaced."""
-    path = make_build(tmp_path, "build_esp32_default")
-    seen: list[list[str]] = []
-    monkeypatch.setattr(idf_serial.esptool, "main", lambda args, esp=None: seen.append(list(args)))
-    monkeypatch.setenv("ESPBAUD", "460800")
-    app = IdfApp(app_path=str(tmp_path), build_dir=str(path))
-    fake_serial = SimpleNamespace(app=app, erase_nvs=False, _force_flag=lambda app=None: [], _meta=None, esp=None)
-    idf_serial.IdfSerial.flash.__wrapped__(fake_serial, app)
-    ours = load_build(path, "esp32", "default").esptool_args("/dev/ttyUSB0", 460800)
-    assert seen == [ours[2:]]  # theirs run on an open connection: no --port
+    def __init__(self, port: str) -> None:
+        self.serial_port = port
+        self._port = pyserial.serial_for_url("loop://", timeout=0.05)
+        self.calls: list[str] = []
+
+    def connect(self) -> None:
+        self.calls.append("connect")
+
+    def hard_reset(self) -> None:
+        self.calls.append("hard_reset")
 
 
 @pytest.fixture
-def fake_esptool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An `esptool` module first on the path of the flasher's `python -m esptool`: records its
-    arguments, prints what a real esptool prints, exits with the code it is told."""
-    pkg = tmp_path / "fake" / "esptool"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "__main__.py").write_text(
-        "import json, os, sys\n"
-        "open(os.environ['FAKE_ESPTOOL_LOG'], 'w').write(json.dumps(sys.argv[1:]))\n"
-        "print(os.environ.get('FAKE_ESPTOOL_OUT', 'Hash of data verified.'))\n"
-        "sys.exit(int(os.environ.get('FAKE_ESPTOOL_RC', '0')))\n"
-    )
-    log = tmp_path / "esptool-argv.json"
-    monkeypatch.setenv("PYTHONPATH", str(pkg.parent))
-    monkeypatch.setenv("FAKE_ESPTOOL_LOG", str(log))
-    return log
+def chip(monkeypatch: pytest.MonkeyPatch) -> tuple[list[FakeChip], list[list[str]]]:
+    """esptool's chip detection and its `main` replaced: the chips IdfSerial connected to, and
+    every esptool command it ran on them."""
+    chips: list[FakeChip] = []
+    commands: list[list[str]] = []
+
+    def connected(ports: list[str], port: str | None = None, **_: object) -> FakeChip:
+        chips.append(FakeChip(port or ports[0]))
+        return chips[-1]
+
+    monkeypatch.setattr(esptool, "get_default_connected_device", connected)
+    monkeypatch.setattr(esptool, "main", lambda args, esp=None: commands.append(list(args)))
+    monkeypatch.delenv("ESPBAUD", raising=False)
+    return chips, commands
 
 
-def test_flasher_runs_esptool_with_exactly_those_arguments(tmp_path: Path, fake_esptool: Path) -> None:
-    path = make_build(tmp_path, "build_esp32_default")
-    build = load_build(path, "esp32", "default")
-    flash_esptool(build, "/dev/ttyUSB3", 921600, tmp_path / "flash.log")
-    assert json.loads(fake_esptool.read_text()) == expected_args(path, "/dev/ttyUSB3", 921600)
-    assert (tmp_path / "flash.log").read_text().startswith(f"$ {sys.executable} -m esptool --port /dev/ttyUSB3")
-
-
-@pytest.mark.parametrize(
-    ("out", "message"),
-    [
-        ("A fatal error occurred: Failed to connect to ESP32: No serial data received.", "no ESP32 answered on"),
-        ("A fatal error occurred: File hil-fw.bin (length 2000000) at offset 65536 will not fit", "failed (exit 2)"),
-    ],
-)
-def test_esptool_failure_is_one_line(
-    tmp_path: Path, fake_esptool: Path, monkeypatch: pytest.MonkeyPatch, out: str, message: str
+def test_flashes_through_pytest_embedded_idf_with_the_builds_arguments(
+    tmp_path: Path, chip: tuple[list[FakeChip], list[list[str]]]
 ) -> None:
-    monkeypatch.setenv("FAKE_ESPTOOL_OUT", out)
-    monkeypatch.setenv("FAKE_ESPTOOL_RC", "2")
+    """IdfSerial.flash itself writes the build: its esptool command is the build's flash files and
+    settings at the bench's baud, then the chip is reset (--after hard_reset) and the port closed."""
+    chips, commands = chip
+    path = make_build(tmp_path, "build_esp32_default")
+    flash_idf_serial(load_build(path, "esp32", "default"), "/dev/ttyUSB3", 921600, tmp_path / "flash.log")
+    assert commands == [expected_args(path, "/dev/ttyUSB3", 921600)[2:]]  # on the open connection: no --port
+    assert chips[0].calls == ["connect"] and not chips[0]._port.is_open
+    assert "ESPBAUD" not in os.environ
+    assert (tmp_path / "flash.log").read_text().startswith("IdfSerial(port=/dev/ttyUSB3, target=esp32).flash")
+
+
+def test_a_failed_write_is_one_line(tmp_path: Path, chip: tuple[list[FakeChip], list[list[str]]],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    def too_big(args: list[str], esp: object = None) -> None:
+        raise esptool.FatalError("File hil-fw.bin (length 2000000) at offset 65536 will not fit in 4194304 bytes\nmore")
+
+    monkeypatch.setattr(esptool, "main", too_big)
     build = load_build(make_build(tmp_path, "build_esp32_default"), "esp32", "default")
     with pytest.raises(BenchError) as exc:
-        flash_esptool(build, "/dev/ttyUSB0", 460800, tmp_path / "flash.log")
-    assert message in str(exc.value) and "build_esp32_default" in str(exc.value) and "\n" not in str(exc.value)
+        flash_idf_serial(build, "/dev/ttyUSB0", 460800, tmp_path / "flash.log")
+    assert "failed: FatalError: File hil-fw.bin (length 2000000)" in str(exc.value) and "\n" not in str(exc.value)
+    assert "will not fit" in (tmp_path / "flash.log").read_text()
+
+
+def test_no_chip_on_the_port_is_one_line(tmp_path: Path) -> None:
+    """The real esptool, through IdfSerial, on a serial port nothing answers on (a pseudo-terminal):
+    its connect attempts fail within seconds, and the error names the port."""
+    controller, port_fd = pty.openpty()
+    port = os.ttyname(port_fd)
+    build = load_build(make_build(tmp_path, "build_esp32_default"), "esp32", "default")
+    try:
+        with pytest.raises(BenchError) as exc:
+            flash_idf_serial(build, port, 460800, tmp_path / "flash.log")
+    finally:
+        os.close(port_fd)
+        os.close(controller)
+    assert str(exc.value) == (f"flasher pytest-embedded-idf (build_esp32_default on {port}): no ESP32 answered on "
+                              f"{port} (board connected? right port? port in use?)")  # fmt: skip
+    assert "Failed to connect to ESP32" in (tmp_path / "flash.log").read_text()
 
 
 def _break(path: Path, what: str) -> None:

@@ -4,7 +4,9 @@ alone, and the kernel's bridge behind a deliberately slowed tester. Each test st
 checks what a child run of the suite recorded (results.jsonl) against it. On a host that keeps
 taking the tester's core (a busy machine), a throughput trial stalled every time it ran counts at
 what the tester sent: the NDR then never exceeds the model by more than the width and may fall
-short by twice the stall the record states, and the trial count is not checked (_rate_ok):
+short by twice the stall the record states, and the trial count is not checked (_rate_ok). A
+run that misses the model on a host that stalled the tester beyond what the search measures again
+(or left it no NDR) is measured once more, and the second run decides (_measured):
 
 * model-queue: 20,000 frames/s behind a queue of 32 frames (33 with the one in service), reset
   on SIGUSR1 for 200 ms. Throughput (NDR) within 0.5 % of 20,000 in at most 6 trials, PDR
@@ -30,11 +32,14 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT
+from hil.scenarios.rfc2544_tests import MAX_STALLED_PCT
 from tests.support.child_suite import run_suite
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
@@ -60,6 +65,36 @@ def _run(tmp_path: Path, bench: str, *args: str) -> dict[str, dict]:
                      *args, tests=RFC2544, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     return _records(results)
+
+
+def _disturbed(rec: dict) -> str | None:
+    """What the host did to the tester in a case (a busy machine), or None: a throughput trial it
+    stalled beyond the share the search measures again, or a search left with no NDR at all."""
+    stalled = rec["extra"].get("tester_stalled_pct_max", 0.0)
+    if stalled > MAX_STALLED_PCT:
+        return f"{rec['case']}: the host stalled the tester {stalled:.2f} % of a throughput trial"
+    if rec["measured"].get("ndr_fps") is None:
+        return f"{rec['case']}: no NDR found"
+    return None
+
+
+def _measured(
+    tmp_path: Path, bench: str, args: tuple[str, ...], problems: Callable[[dict[str, dict]], list[str]]
+) -> dict[str, dict]:
+    """A child run's records, checked against the model by `problems`; a run that missed on a host
+    that disturbed the tester (its records say how) is measured once more and the second run
+    decides, as --confirm-misses does for the DUTs that share the bench PC: the model is exact,
+    the host's timing is not. A miss without disturbance, or confirmed, fails with both runs'."""
+    recs = _run(tmp_path / "first", bench, *args)
+    missed = problems(recs)
+    disturbed = [d for r in recs.values() if (d := _disturbed(r))]
+    if missed and disturbed:
+        print(f"{bench}: measured again, the first run missed on a disturbed host ({'; '.join(disturbed)}): {missed}")
+        recs = _run(tmp_path / "again", bench, *args)
+        again = problems(recs)
+        missed = [f"again: {m}" for m in again] + [f"first: {m}" for m in missed] if again else []
+    assert not missed, missed
+    return recs
 
 
 def _trials_to_width(rec: dict, width: float = 0.005) -> int | None:
@@ -103,7 +138,9 @@ def _reset_ok(rec: dict, truth_ms: float) -> bool:
     """Both of RFC 6201's methods within 10 ms of the model's reset; where the tester itself slowed
     during the outage (the record says so: a busy host), the frame-loss method under-counts by as
     much, so the longest gap alone is checked, and the frames lost may not claim more than it."""
-    m, reset = rec["measured"], rec["extra"]["reset"]
+    m, reset = rec["measured"], rec["extra"].get("reset", {})
+    if "reset_gap_ms" not in m:  # not measured (no NDR to start from: the record says why)
+        return False
     gap_ok = abs(m["reset_gap_ms"] - truth_ms) <= 10
     if "frame_loss_method" in reset:
         return gap_ok and m["reset_ms"] <= m["reset_gap_ms"]
@@ -113,7 +150,9 @@ def _reset_ok(rec: dict, truth_ms: float) -> bool:
 def _buffer_ok(rec: dict, truth: float) -> bool:
     """The buffer from back-to-back within one frame of the model's; where the host stalled the
     tester in a burst every time it ran (the burst then counts as lost), never above it."""
-    got = rec["measured"]["b2b_buffer_frames"]
+    got = rec["measured"].get("b2b_buffer_frames")
+    if got is None:  # not measured (no NDR to start from: the record says why)
+        return False
     return got <= truth + 1 if rec["extra"]["b2b"].get("stalled_bursts") else abs(got - truth) <= 1
 
 
@@ -123,25 +162,35 @@ def _trials_ok(rec: dict) -> bool:
     return bool(_stall(rec)) or (n is not None and n <= 6)
 
 
-def test_a_queue_of_known_length_every_rfc2544_test(tmp_path: Path) -> None:
-    rec = _run(tmp_path, "model-queue", "--frame-sizes", "64", "-k", "downlink")["downlink-f64"]
-    m = rec["measured"]
-    assert _rate_ok(rec, "ndr_fps", RATE_FPS, 0.005), (m, rec["extra"]["trial_log"])
-    assert _trials_ok(rec), rec["extra"]["trial_log"]
-    assert _rate_ok(rec, "pdr_fps", RATE_FPS / (1 - PDR_LOSS), 0.01), m
-    assert _buffer_ok(rec, QUEUE_BUFFER), rec["extra"]["b2b"]
-    assert m["recovery_ms"] <= 10, rec["extra"]["recovery"]
-    assert _reset_ok(rec, 200), rec["extra"]["reset"]
-    assert {row["share_pct"] for row in rec["extra"]["latency"]} == {10, 50, 90, 100}
-    assert rec["extra"]["loss_curve"][0]["share_pct"] == 100
-    spacing = rec["extra"]["spacing"]  # every trial's gaps, captured at the DUT's input port
-    assert len(spacing) >= rec["extra"]["trials"] and all(s["median_gap_us"] > 0 for s in spacing)
-    assert {s["source"] for s in spacing} == {"capture at the DUT's port p0"}, spacing
+def _queue_problems(recs: dict[str, dict]) -> list[str]:
+    rec = recs["downlink-f64"]
+    m, x = rec["measured"], rec["extra"]
+    if "ndr_fps" not in m:  # nothing after the throughput was measured
+        return [f"no NDR: {x['trial_log']}"]
+    spacing = x["spacing"]  # every trial's gaps, captured at the DUT's input port
     # evenly spaced at the DUT where the tester reaches the rate: the throughput trials' median gap
     # within 2 % of the offered rate's (clean: every frame reached the port, the capture kept up)
     at_rate = [s for s in spacing if s["test"] == "throughput" and s["even_gap_us"] > 20]
-    assert at_rate and all(abs(s["median_gap_us"] / s["even_gap_us"] - 1) <= 0.02 for s in at_rate), at_rate
-    assert all(s["missing_at_input"] == 0 for s in at_rate if s["capture_dropped"] == 0), at_rate
+    checks = [
+        (_rate_ok(rec, "ndr_fps", RATE_FPS, 0.005), f"NDR {m.get('ndr_fps')}: {x['trial_log']}"),
+        (_trials_ok(rec), f"trials to the width: {x['trial_log']}"),
+        (_rate_ok(rec, "pdr_fps", RATE_FPS / (1 - PDR_LOSS), 0.01), f"PDR {m.get('pdr_fps')}"),
+        (_buffer_ok(rec, QUEUE_BUFFER), f"buffer: {x.get('b2b')}"),
+        (m.get("recovery_ms", 1e9) <= 10, f"recovery: {x.get('recovery')}"),
+        (_reset_ok(rec, 200), f"reset: {x.get('reset')}"),
+        ({row["share_pct"] for row in x["latency"]} == {10, 50, 90, 100}, f"latency rows: {x['latency']}"),
+        (x["loss_curve"][0]["share_pct"] == 100, f"loss curve: {x['loss_curve'][:1]}"),
+        (len(spacing) >= x["trials"] and all(s["median_gap_us"] > 0 for s in spacing), f"spacing: {spacing}"),
+        ({s["source"] for s in spacing} == {"capture at the DUT's port p0"}, f"spacing sources: {spacing}"),
+        (bool(at_rate) and all(abs(s["median_gap_us"] / s["even_gap_us"] - 1) <= 0.02 for s in at_rate),
+         f"gaps at the rate: {at_rate}"),
+        (all(s["missing_at_input"] == 0 for s in at_rate if s["capture_dropped"] == 0), f"missing at input: {at_rate}"),
+    ]  # fmt: skip
+    return [why for ok, why in checks if not ok]
+
+
+def test_a_queue_of_known_length_every_rfc2544_test(tmp_path: Path) -> None:
+    _measured(tmp_path, "model-queue", ("--frame-sizes", "64", "-k", "downlink"), _queue_problems)
 
 
 def test_a_bit_rate_limit(tmp_path: Path) -> None:
@@ -151,41 +200,47 @@ def test_a_bit_rate_limit(tmp_path: Path) -> None:
     within 1 %, the buffer within one frame of 33, system recovery within 10 ms of 0 (a tail-drop
     queue), the reset time within 10 ms of its 200 ms by both of RFC 6201's methods."""
     sizes = [int(x) for x in os.environ.get("HIL_MODEL_FRAME_SIZES", "512").split(",")]
-    recs = _run(tmp_path, "model-bitrate", "--frame-sizes", ",".join(map(str, sizes)),
-                "--rfc2544-tests", "throughput,b2b,recovery,reset", "-k", "downlink")  # fmt: skip
-    missed = []
-    for size in sizes:
-        rec = recs[f"downlink-f{size}"]
-        truth = 50e6 / ((size + 20) * 8)
-        m = rec["measured"]
-        n = _trials_to_width(rec)
-        ok = (
-            _rate_ok(rec, "ndr_fps", truth, 0.005)
-            and _trials_ok(rec)
-            and _rate_ok(rec, "pdr_fps", truth / (1 - PDR_LOSS), 0.01)
-            and _buffer_ok(rec, QUEUE_BUFFER)
-            and m["recovery_ms"] <= 10
-            and abs(m["reset_ms"] - 200) <= 10
-            and abs(m["reset_gap_ms"] - 200) <= 10
-        )
-        print(f"{size:5d} B: model {truth:9,.0f} fps; NDR {m['ndr_fps']:9,} ({n} trials), PDR {m['pdr_fps']:9,}, "
-              f"buffer {m['b2b_buffer_frames']}, recovery {m['recovery_ms']} ms, reset {m['reset_ms']} / "
-              f"{m['reset_gap_ms']} ms" + (f"; the host stalled the tester {100 * _stall(rec):.2f} %" if _stall(rec)
-              else ""))  # fmt: skip
-        if not ok:
-            missed.append((size, round(truth), m, rec["extra"]["trial_log"], rec["extra"]["b2b"],
-                           rec["extra"]["recovery"], rec["extra"]["reset"]))  # fmt: skip
-    assert not missed, missed
+
+    def problems(recs: dict[str, dict]) -> list[str]:
+        missed = []
+        for size in sizes:
+            rec = recs[f"downlink-f{size}"]
+            truth = 50e6 / ((size + 20) * 8)
+            m = rec["measured"]
+            ok = (
+                _rate_ok(rec, "ndr_fps", truth, 0.005)
+                and _trials_ok(rec)
+                and _rate_ok(rec, "pdr_fps", truth / (1 - PDR_LOSS), 0.01)
+                and _buffer_ok(rec, QUEUE_BUFFER)
+                and m.get("recovery_ms", 1e9) <= 10
+                and _reset_ok(rec, 200)
+            )
+            print(f"{size:5d} B: model {truth:9,.0f} fps; NDR {m.get('ndr_fps')} ({_trials_to_width(rec)} trials), "
+                  f"PDR {m.get('pdr_fps')}, buffer {m.get('b2b_buffer_frames')}, recovery {m.get('recovery_ms')} ms, "
+                  f"reset {m.get('reset_ms')} / {m.get('reset_gap_ms')} ms"
+                  + (f"; the host stalled the tester {100 * _stall(rec):.2f} %" if _stall(rec) else ""))  # fmt: skip
+            if not ok:
+                x = rec["extra"]
+                missed.append(f"{size} B (model {round(truth)} fps): {m}; trials {x['trial_log']}; b2b {x.get('b2b')}; "
+                              f"recovery {x.get('recovery')}; reset {x.get('reset')}")  # fmt: skip
+        return missed
+
+    _measured(tmp_path, "model-bitrate", ("--frame-sizes", ",".join(map(str, sizes)), "--rfc2544-tests",
+              "throughput,b2b,recovery,reset", "-k", "downlink"), problems)  # fmt: skip
 
 
 def test_a_policer_with_a_small_burst_allowance_gives_the_same_rate_both_ways(tmp_path: Path) -> None:
-    recs = _run(tmp_path, "model-policer", "--frame-sizes", "64", "--rfc2544-tests", "throughput,b2b")
-    down, up = recs["downlink-f64"]["measured"], recs["uplink-f64"]["measured"]
-    assert all(_rate_ok(r, "ndr_fps", RATE_FPS, 0.005) for r in recs.values()), (down, up)
-    stall = max(_stall(r) for r in recs.values())
-    assert _near(down["ndr_fps"], up["ndr_fps"], 0.01 + 2 * stall), (down, up)
-    for rec in recs.values():
-        assert _buffer_ok(rec, 8), rec["extra"]["b2b"]
+    def problems(recs: dict[str, dict]) -> list[str]:
+        down, up = recs["downlink-f64"]["measured"], recs["uplink-f64"]["measured"]
+        stall = max(_stall(r) for r in recs.values())
+        checks = [(_rate_ok(r, "ndr_fps", RATE_FPS, 0.005), f"{c} NDR: {r['measured']}, {r['extra']['trial_log']}")
+                  for c, r in recs.items()]  # fmt: skip
+        if "ndr_fps" in down and "ndr_fps" in up:
+            checks.append((_near(down["ndr_fps"], up["ndr_fps"], 0.01 + 2 * stall), f"down {down} != up {up}"))
+        checks += [(_buffer_ok(r, 8), f"{case} buffer: {r['extra'].get('b2b')}") for case, r in recs.items()]
+        return [why for ok, why in checks if not ok]
+
+    _measured(tmp_path, "model-policer", ("--frame-sizes", "64", "--rfc2544-tests", "throughput,b2b"), problems)
 
 
 def storm_recovery_ms(throughput_fps: float, overload_s: float, tau_s: float = 0.1) -> float:
@@ -216,21 +271,38 @@ def test_storm_control_recovers_when_its_rate_meter_says(tmp_path: Path) -> None
     """The model's recovery, simulated from the throughput the search measured (at T = 20,000
     frames/s: 11.4 ms; the meter itself needs 100 ms x ln(1.2) = 18.2 ms to fall below the rate),
     within 10 ms; and its throughput within 0.5 % (storm control forwards its rate when overloaded)."""
-    rec = _run(tmp_path, "model-storm", "--frame-sizes", "64", "--rfc2544-tests", "throughput,recovery",
-               "-k", "downlink")["downlink-f64"]  # fmt: skip
-    m = rec["measured"]
-    assert _rate_ok(rec, "ndr_fps", RATE_FPS, 0.005), m
-    expected = storm_recovery_ms(m["ndr_fps"], 0.5)  # the quick profile's overload (rfc2544.PLANS)
-    assert abs(m["recovery_ms"] - expected) <= 10, (expected, rec["extra"]["recovery"])
+
+    def problems(recs: dict[str, dict]) -> list[str]:
+        rec = recs["downlink-f64"]
+        m = rec["measured"]
+        if not _rate_ok(rec, "ndr_fps", RATE_FPS, 0.005):
+            return [f"NDR: {m}; trials {rec['extra']['trial_log']}"]
+        expected = storm_recovery_ms(m["ndr_fps"], 0.5)  # the quick profile's overload (rfc2544.PLANS)
+        ok = abs(m.get("recovery_ms", 1e9) - expected) <= 10
+        return (
+            []
+            if ok
+            else [f"recovery {m.get('recovery_ms')} ms, expected {expected:.1f}: {rec['extra'].get('recovery')}"]
+        )
+
+    _measured(tmp_path, "model-storm", ("--frame-sizes", "64", "--rfc2544-tests", "throughput,recovery", "-k",
+              "downlink"), problems)  # fmt: skip
 
 
 def test_a_slowed_tester_is_reported_as_the_limit(tmp_path: Path) -> None:
     """60 us more per frame: the tester sends about 16,000 frames/s of the 23,496 the line carries
-    at 512 B; the kernel's bridge forwards all of it, so its number is the tester's."""
-    recs = _run(tmp_path, "black-box", "--frame-sizes", "512", "--rfc2544-tests", "throughput",
-                "--tester-slow-ns", "60000", "-k", "downlink")  # fmt: skip
-    rec = recs["downlink-f512"]
+    at 512 B (fewer on a slow host); the kernel's bridge forwards all of it, so its number is the
+    tester's: a pass where that meets the bench's threshold, else a bench fault (exit 75) naming
+    the generator, never the DUT's failure."""
+    results = tmp_path / "black-box"
+    proc = run_suite(results, "--bench", str(PROJECT_ROOT / "bench" / "black-box.yaml"), "--profile", "quick",
+                     "--frame-sizes", "512", "--rfc2544-tests", "throughput", "--tester-slow-ns", "60000",
+                     "-k", "downlink", tests=RFC2544, timeout=600)  # fmt: skip
+    shortfall = "BENCH FAULT: the traffic generator could not reach the offered rate for downlink-f512"
+    ok = proc.returncode == 0 or (proc.returncode == ExitCode.BENCH_FAULT and shortfall in proc.stdout)
+    assert ok, proc.stdout[-3000:] + proc.stderr[-2000:]
+    rec = _records(results)["downlink-f512"]
     assert rec["extra"]["tester_limited"] is True, rec["measured"]
     assert rec["measured"]["tester_fps"] < 0.8 * rec["extra"]["theory_fps"], rec["measured"]
-    allure = [json.loads(f.read_text()) for f in (tmp_path / "black-box" / "allure-results").glob("*-result.json")]
+    allure = [json.loads(f.read_text()) for f in (results / "allure-results").glob("*-result.json")]
     assert any("tester-limited" in r["name"] for r in allure), [r["name"] for r in allure]
