@@ -206,7 +206,7 @@ def flash_idf_serial(build: IdfBuild, port: str, baud: int, log_path: Path) -> N
     writes the build's flash files with its flasher_args.json settings at `baud` and hard-resets
     the chip, and the port is closed again for the console. esptool's output goes to log_path; no
     chip, a wrong one or a failed write is one BenchError line, the whole bounded by a timeout."""
-    what = f"flasher pytest-embedded-idf ({build.path.name} on {port})"
+    what = f"flasher esptool ({build.path.name} on {port})"  # the bench file's name for it
     no_chip = f"no ESP32 answered on {port} (board connected? right port? port in use?)"
     output = MessageQueue()
     app = IdfApp(app_path=str(build.path.parent), build_dir=str(build.path))

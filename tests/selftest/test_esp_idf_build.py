@@ -134,7 +134,7 @@ def test_no_chip_on_the_port_is_one_line(tmp_path: Path) -> None:
     finally:
         os.close(port_fd)
         os.close(controller)
-    assert str(exc.value) == (f"flasher pytest-embedded-idf (build_esp32_default on {port}): no ESP32 answered on "
+    assert str(exc.value) == (f"flasher esptool (build_esp32_default on {port}): no ESP32 answered on "
                               f"{port} (board connected? right port? port in use?)")  # fmt: skip
     assert "Failed to connect to ESP32" in (tmp_path / "flash.log").read_text()
 
