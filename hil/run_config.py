@@ -19,6 +19,7 @@ from hil.console.dialects.registry import dialect_info
 from hil.dut.bench_file import DEFAULT_BENCH_FILE, BenchConfig, load_bench
 from hil.dut.fault_injection import parse_kill
 from hil.dut.images import check_image_file
+from hil.paths import firmware_dir_problem
 from hil.results.baseline import Baseline, load_baseline
 from hil.run_options import swept_axes
 from hil.scenarios.catalog import check_thresholds, with_family_defaults
@@ -46,6 +47,8 @@ def load_run(opt: object) -> RunConfig:
             raise ValueError(f"--{name.replace('_', '-')} must be positive (got {value:g})")
     if opt.inject_dut_kill:  # type: ignore[attr-defined]
         parse_kill(opt.inject_dut_kill)  # type: ignore[attr-defined]
+    if (problem := firmware_dir_problem()) is not None:
+        raise ConfigError(problem)
     bench_path: Path = opt.bench or DEFAULT_BENCH_FILE  # type: ignore[attr-defined]
     bench = load_bench(bench_path)
     names = [d.name for d in bench.duts]

@@ -39,6 +39,10 @@ PLACE_TOOL = PROJECT_ROOT / "tools" / "labgrid_client.py"
 TOOL_TIMEOUT_S = 60.0
 POLL_S = 2.0
 RUN_TAG = ":hil-"  # user:hil-<pid>-<start ticks>
+# "host/user" of a parent that holds the place for this run and its siblings (./suite bisect: one
+# lock for the whole bisection); a run finding the place held by exactly that holder uses it and
+# leaves the release to the parent
+HOLDER_ENV = "HIL_LABGRID_HOLDER"
 
 _held: dict[str, PlaceLock] = {}  # places this process holds: released by last_resort_release()
 _held_lock = threading.Lock()
@@ -159,6 +163,9 @@ class PlaceLock:
             holder = Holder(str(answer.get("acquired_by") or ""))
             if not holder.text:
                 raise BenchError(f"labgrid place {self.place}: lock refused: {answer.get('error')}")
+            if holder.text == os.environ.get(HOLDER_ENV):  # held for this run: the parent releases it
+                self.say(f"hil: labgrid place {self.place}: held for this run by {holder.text}")
+                return self._resources(answer)
             stale = holder.stale_on(self.hostname)
             if stale is not None:
                 self.say(f"hil: labgrid place {self.place}: stale lock of {holder.text} ({stale}); releasing it")
@@ -203,6 +210,11 @@ class PlaceLock:
         return PlaceResources(
             self.place, self.coordinator, f"{self.hostname}/{self.user}", url, interface, probe_fields
         )
+
+    @property
+    def holder(self) -> str:
+        """Who this lock holds the place as at the coordinator ("host/user")."""
+        return f"{self.hostname}/{self.user}"
 
     def release(self) -> None:
         """Unlocks the place if this run holds it (end of the run, Ctrl-C, a failure)."""

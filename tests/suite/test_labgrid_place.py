@@ -22,7 +22,7 @@ import pytest
 from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT, host_firmware
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
-from hil.plumbing.labgrid_place import LABGRID_PYTHON
+from hil.plumbing.labgrid_place import HOLDER_ENV, LABGRID_PYTHON, PlaceLock
 from hil.plumbing.netns import PC_IF, TAP, TbfShaping, TopologyConfig, VirtualTopology
 from tests.support.child_suite import iperf_processes
 from tests.support.labgrid_bench import LabgridBench
@@ -164,4 +164,27 @@ def test_a_place_held_by_someone_else_is_unlocked_by_hand(shared_board: tuple[Pa
     assert out.returncode == 0 and f"labgrid place {PLACE}: released the lock of " in out.stdout, (
         out.stdout + out.stderr
     )
+    assert lab.holder() is None
+
+
+def test_a_place_held_for_the_run_by_its_parent_is_used_and_left_locked(
+    tmp_path: Path, shared_board: tuple[Path, LabgridBench]
+) -> None:
+    """What `./suite bisect --labgrid-place` does: it holds the place for the whole bisection and
+    tells each run who holds it for them (HIL_LABGRID_HOLDER); a run finding it held by exactly that
+    holder measures through it at once (no wait, though the bench file waits 0 s) and does not
+    release it; the parent does."""
+    bench, lab = shared_board
+    parent = PlaceLock(PLACE, lab.address, wait_s=0, say=print)
+    parent.acquire()
+    try:
+        run = subprocess.run(suite_argv(bench, tmp_path / "child", "--duration", "2"), cwd=PROJECT_ROOT,
+                             env={**os.environ, HOLDER_ENV: parent.holder}, capture_output=True, text=True,
+                             timeout=180, check=False)  # fmt: skip
+        out = run.stdout + run.stderr
+        assert run.returncode == 0 and "1 passed" in out, out[-3000:]
+        assert f"hil: labgrid place {PLACE}: held for this run by {parent.holder}" in out, out[-3000:]
+        assert lab.holder() == parent.holder  # still the parent's
+    finally:
+        parent.release()
     assert lab.holder() is None

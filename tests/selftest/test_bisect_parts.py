@@ -1,0 +1,112 @@
+"""The bisection's parts without a bench: the commits it walks (a scratch git repository), how a
+commit's repetitions are classified against the two ends, and the one case's numbers it reads
+from a run's results.jsonl."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hil.bisect.commits import BisectError, between, commit, resolve
+from hil.bisect.measure import case_values
+from hil.bisect.verdict import Sample, classify, ends_apart
+from hil.exit_codes import ExitCode
+
+pytestmark = pytest.mark.selftest
+
+ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid", "GIT_COMMITTER_NAME": "t",
+       "GIT_COMMITTER_EMAIL": "t@t.invalid"}  # fmt: skip
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], env=ENV, capture_output=True, text=True,
+                          check=True).stdout.strip()  # fmt: skip
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    """Six commits; the third and fourth change nothing under firmware/ (a doc)."""
+    _git(tmp_path, "init", "-q", "-b", "main")
+    shas = []
+    for k in range(6):
+        target = tmp_path / ("docs.md" if k in (2, 3) else "firmware/opts.h")
+        target.parent.mkdir(exist_ok=True)
+        target.write_text(f"{k}\n")
+        _git(tmp_path, "add", "-A")
+        _git(tmp_path, "commit", "-q", "-m", f"commit {k}")
+        shas.append(_git(tmp_path, "rev-parse", "HEAD"))
+    return tmp_path, shas
+
+
+def test_the_commits_after_the_good_end_up_to_the_bad_one(repo: tuple[Path, list[str]]) -> None:
+    path, shas = repo
+    walked = between(path, shas[1], shas[5], "firmware", ExitCode.USAGE_ERROR)
+    assert [c.sha for c in walked] == shas[2:]
+    assert [c.subject for c in walked] == ["commit 2", "commit 3", "commit 4", "commit 5"]
+    # a commit that leaves the firmware alone has its parent's firmware tree: not built again
+    assert walked[0].tree == walked[1].tree == commit(path, shas[1], "firmware").tree != walked[2].tree
+
+
+@pytest.mark.parametrize(
+    ("good", "bad", "message"),
+    [
+        (5, 1, "is not an ancestor of --bad"),
+        (3, 3, "are the same commit"),
+    ],
+)
+def test_ends_in_the_wrong_order_are_one_line(repo: tuple[Path, list[str]], good: int, bad: int, message: str) -> None:
+    path, shas = repo
+    with pytest.raises(BisectError, match=message) as exc:
+        between(path, shas[good], shas[bad], "firmware", ExitCode.USAGE_ERROR)
+    assert exc.value.code == ExitCode.USAGE_ERROR
+
+
+def test_an_unknown_ref_is_one_line(repo: tuple[Path, list[str]]) -> None:
+    with pytest.raises(BisectError, match=r"--good v9: not a commit of "):
+        resolve(repo[0], "v9", "--good", ExitCode.USAGE_ERROR)
+
+
+GOOD = Sample((2.288, 2.287, 2.289))
+BAD = Sample((1.143, 1.142, 1.144))
+
+
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [
+        ((2.286, 2.288, 2.290), "good"),
+        ((1.140, 1.143, 1.145), "bad"),
+        ((1.70, 1.72, 1.71), "bad"),  # nearer the bad end, far from the good one
+        ((1.2, 2.3, 1.7), "unclear"),  # a spread that reaches both ends
+    ],
+)
+def test_a_commit_is_the_nearer_end_when_far_from_the_other(values: tuple[float, ...], kind: str) -> None:
+    assert classify(Sample(values), GOOD, BAD).kind == kind
+
+
+def test_ends_within_their_spread_are_not_told_apart() -> None:
+    assert ends_apart(GOOD, BAD)
+    assert not ends_apart(Sample((94.1, 93.2, 95.0)), Sample((93.8, 94.6, 92.9)))
+    # a repeatable rate is credited with 0.5 % of spread: 1 % apart is not a difference
+    assert not ends_apart(Sample((2.30, 2.30, 2.30)), Sample((2.277, 2.277, 2.277)))
+
+
+def _results(tmp_path: Path, cases: list[str]) -> Path:
+    rows = [{"scenario": "window_dut", "case": c, "unit": "Mbit/s", "values": [2.28, 2.29]} for c in cases]
+    rows.append({"scenario": "window_dut", "case": "dut_rx-wnd4", "verdict": "passed"})  # a verdict row
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return tmp_path
+
+
+def test_the_one_case_numbers_are_read(tmp_path: Path) -> None:
+    assert case_values(_results(tmp_path, ["dut_rx-wnd4"])) == ("window_dut/dut_rx-wnd4", "Mbit/s", [2.28, 2.29])
+
+
+@pytest.mark.parametrize("cases", [[], ["dut_rx-wnd2", "dut_rx-wnd4"]])
+def test_not_exactly_one_case_is_a_usage_error(tmp_path: Path, cases: list[str]) -> None:
+    with pytest.raises(BisectError, match=rf"-k selected {len(cases)} cases with numbers") as exc:
+        case_values(_results(tmp_path, cases))
+    assert exc.value.code == ExitCode.USAGE_ERROR
