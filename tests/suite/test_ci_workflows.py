@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,14 @@ pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
 CASE = '-k "window_dut and dut_rx-wnd4" --repeat 1 --duration 2 --wire-capture off'
 CASE_NAME = "window_dut/dut_rx-wnd4"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Path]:
+    """A clone of the checkout's HEAD the tools run in; the jobs' workspaces (copies with their
+    set-up, 200 MB each) are removed after the test, act's by itself (--rm), gitlab-ci-local's here."""
+    yield scratch_repo(tmp_path / "repo")
+    shutil.rmtree(tmp_path / "repo" / ".gitlab-ci-local" / "builds", ignore_errors=True)
 
 
 def unmeetable(tmp_path: Path) -> str:
@@ -60,9 +70,9 @@ def kept_results(results: Path) -> None:
 
 
 def test_the_github_workflow_retries_a_bench_fault_fails_a_dut_failure_and_carries_its_history(
-    tmp_path: Path,
+    tmp_path: Path, repo: Path
 ) -> None:
-    repo, stores = scratch_repo(tmp_path / "repo"), tmp_path / "stores"
+    stores = tmp_path / "stores"
     token = tmp_path / "bench-fault-once"
     token.write_text("")
 
@@ -86,9 +96,9 @@ def test_the_github_workflow_retries_a_bench_fault_fails_a_dut_failure_and_carri
 
 
 def test_the_gitlab_pipeline_retries_a_bench_fault_fails_a_dut_failure_and_carries_its_history(
-    tmp_path: Path,
+    tmp_path: Path, repo: Path
 ) -> None:
-    repo, job = scratch_repo(tmp_path / "repo"), "hil:virtual"
+    job = "hil:virtual"
     token = tmp_path / "bench-fault-once"
     token.write_text("")
     state = repo / ".gitlab-ci-local"
