@@ -14,8 +14,8 @@ job's pytest reads). Per workflow, two pipelines on the virtual bench's job:
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 import shutil
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
