@@ -24,8 +24,9 @@ from pathlib import Path
 from types import FrameType
 
 from hil.bisect.commits import BisectError, Commit, between, commit, resolve
-from hil.bisect.firmware_trees import FIRMWARE, FirmwareTrees
-from hil.bisect.measure import Measured, Unbuildable, measure
+from hil.bisect.firmware_trees import Worktrees
+from hil.bisect.measure import Measured, measure
+from hil.bisect.sources import FirmwareSource, ProjectFirmware, RepoFirmware, Unbuildable
 from hil.bisect.verdict import Sample, Verdict, classify, ends_apart, welch_t
 from hil.config.errors import ConfigError
 from hil.dut.bench_file import DEFAULT_BENCH_FILE, load_bench
@@ -82,9 +83,24 @@ def held_place(opt: argparse.Namespace) -> Iterator[dict[str, str]]:
         lock.release()
 
 
+def firmware_source(opt: argparse.Namespace, worktrees: Worktrees) -> FirmwareSource:
+    """The bench file's DUT firmware: a user's, built by its `firmware.build`, or the project's."""
+    try:
+        dut = load_bench(opt.bench).duts[0]
+    except ConfigError as exc:
+        raise BisectError(str(exc), USAGE) from None
+    fw = dut.firmware
+    if fw.build is None:
+        return ProjectFirmware(worktrees, opt.bench)
+    if not (fw.build.repo / ".git").exists():
+        raise BisectError(f"{opt.bench}: firmware.build.repo {fw.build.repo} is not a git repository", USAGE)
+    assert fw.image is not None  # (the bench file's validation)
+    return RepoFirmware(worktrees, opt.bench, 0, fw.build, fw.image)
+
+
 @dataclass
 class Bisection:
-    trees: FirmwareTrees
+    source: FirmwareSource
     run_args: list[str]
     results: Path
     env: dict[str, str]
@@ -99,13 +115,14 @@ class Bisection:
             print(f"  {c.short}  {role:<10} same firmware tree as a commit measured: {m.sample.text(m.unit)}")
             return m
         if not c.tree:
-            raise Unbuildable(f"no {FIRMWARE}/ directory at {c.short}")
-        firmware, how = self.trees.firmware_dir(c)
-        self.builds += how.startswith("worktree")
+            raise Unbuildable(f"no {self.source.subdir}/ directory at {c.short}")
         out = self.results / f"{c.short}{'-more' if repeat_more else ''}"
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
-        m = measure(firmware, self.run_args, out, self.env)
+        ready = self.source.prepare(c, out)
+        self.builds += ready.built and not repeat_more
+        m = measure([*ready.args, *self.run_args], out, self.env | ready.env)
+        how = ready.how
         if repeat_more and c.tree in self.by_tree:
             prev = self.by_tree[c.tree]
             m = Measured(m.case, m.unit, Sample(prev.sample.values + m.sample.values), prev.seconds + m.seconds)
@@ -120,22 +137,30 @@ def _line(c: Commit, m: Measured, v: Verdict | None) -> str:
 
 
 def bisect(opt: argparse.Namespace) -> int:
-    repo = PROJECT_ROOT
-    good = commit(repo, resolve(repo, opt.good, "--good", USAGE), FIRMWARE)
+    with Worktrees() as worktrees:
+        return _bisect(opt, firmware_source(opt, worktrees))
+
+
+def _bisect(opt: argparse.Namespace, source: FirmwareSource) -> int:
+    repo = source.repo
+    good = commit(repo, resolve(repo, opt.good, "--good", USAGE), source.subdir)
     bad_sha = resolve(repo, opt.bad, "--bad", USAGE)
-    commits = between(repo, good.sha, bad_sha, FIRMWARE, USAGE)
-    run_args = ["--bench", str(opt.bench), "-k", opt.case, "--repeat", str(opt.repeat)]
+    commits = between(repo, good.sha, bad_sha, source.subdir, USAGE)
+    run_args = ["-k", opt.case, "--repeat", str(opt.repeat)]
     run_args += ["--labgrid-place", opt.labgrid_place] if opt.labgrid_place else []
     run_args += opt.pytest_args
     shutil.rmtree(opt.results_dir, ignore_errors=True)
     opt.results_dir.mkdir(parents=True)
-    print(f"bisect: {len(commits)} commits after {good.short} up to {commits[-1].short}; -k {opt.case!r} on "
-          f"{opt.bench}, {opt.repeat} repetitions per commit; runs in {opt.results_dir}")  # fmt: skip
+    print(f"bisect: {len(commits)} commits of {repo} after {good.short} up to {commits[-1].short}; -k {opt.case!r} "
+          f"on {opt.bench}, {opt.repeat} repetitions per commit; runs in {opt.results_dir}")  # fmt: skip
     tested: list[tuple[Commit, Measured, Verdict | None]] = []
-    with held_place(opt) as env, FirmwareTrees(repo) as trees:
-        b = Bisection(trees, run_args, opt.results_dir, env)
-        g = b.measure(good, "good end")
-        bad = b.measure(commits[-1], "bad end")
+    with held_place(opt) as env:
+        b = Bisection(source, run_args, opt.results_dir, env)
+        try:
+            g = b.measure(good, "good end")
+            bad = b.measure(commits[-1], "bad end")
+        except Unbuildable as exc:
+            raise BisectError(f"an end of the bisection does not build: {exc}", USAGE) from None
         tested += [(good, g, None), (commits[-1], bad, None)]
         if not ends_apart(g.sample, bad.sample):
             t = welch_t(g.sample, bad.sample)
@@ -171,7 +196,7 @@ def bisect(opt: argparse.Namespace) -> int:
                                   NOT_FOUND)  # fmt: skip
             lo, hi = (mid, hi) if v.kind == "good" else (lo, mid)
         first = commits[hi]
-        print(f"\nbisect: the commits measured ({m.case}, median and spread of {opt.repeat}+ repetitions):")
+        print(f"\nbisect: the commits measured ({bad.case}, median and spread of {opt.repeat}+ repetitions):")
         for c, m, v in tested:
             print(_line(c, m, v))
         fm = b.by_tree[first.tree]

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hil.bisect.commits import BisectError
+from hil.bisect.sources import Unbuildable
 from hil.bisect.verdict import Sample
 from hil.exit_codes import ExitCode
-from hil.paths import FIRMWARE_DIR_ENV, PROJECT_ROOT
+from hil.paths import PROJECT_ROOT
 from hil.plumbing.proc import interrupt
 
 CLEANUP_GRACE_S = 60.0  # an interrupted run removes its namespaces, processes and captures first
-
-BUILD_FAILED = "failed to build"
 
 
 @dataclass(frozen=True)
@@ -29,10 +28,6 @@ class Measured:
     unit: str
     sample: Sample
     seconds: float
-
-
-class Unbuildable(Exception):
-    """The commit's firmware does not build (git bisect's `skip`)."""
 
 
 def _tail(text: str, lines: int = 8) -> str:
@@ -50,13 +45,15 @@ def case_values(results: Path) -> tuple[str, str, list[float]]:
     return name, str(rec.get("unit") or ""), [float(v) for v in rec["values"]]
 
 
-def measure(firmware_dir: Path, run_args: list[str], results: Path, env: dict[str, str]) -> Measured:
-    """A child run on this firmware; a bench fault is measured once more, then ends the bisection."""
+def measure(run_args: list[str], results: Path, env: dict[str, str]) -> Measured:
+    """A child run on a commit's firmware (its bench file and environment in run_args and env); a
+    bench fault is measured once more, then ends the bisection; a firmware configuration that
+    fails to build on demand makes the commit unbuildable."""
     argv = [sys.executable, "-m", "pytest", "tests/hil", "-p", "no:cacheprovider", "-q", "--results-dir",
             str(results), f"--alluredir={results / 'allure-results'}", *run_args]  # fmt: skip
     start = time.monotonic()
     for attempt in (1, 2):
-        proc = subprocess.Popen(argv, cwd=PROJECT_ROOT, env={**os.environ, **env, FIRMWARE_DIR_ENV: str(firmware_dir)},
+        proc = subprocess.Popen(argv, cwd=PROJECT_ROOT, env={**os.environ, **env},
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
         try:
             out, _ = proc.communicate()
@@ -74,6 +71,6 @@ def measure(firmware_dir: Path, run_args: list[str], results: Path, env: dict[st
         if proc.returncode == ExitCode.NO_TESTS:
             raise BisectError(f"-k selected no test (run: {results / 'run-1.log'})", ExitCode.USAGE_ERROR)
         code = proc.returncode if proc.returncode in (2, 4, 75, 129, 130, 143) else ExitCode.SUITE_ERROR
-        raise BisectError(f"the run on {firmware_dir} ended with exit code {proc.returncode}:\n{_tail(out)}", code)
+        raise BisectError(f"the run ({results}) ended with exit code {proc.returncode}:\n{_tail(out)}", code)
     name, unit, values = case_values(results)
     return Measured(name, unit, Sample(tuple(values)), time.monotonic() - start)

@@ -74,16 +74,33 @@ class NetworkConfig(Strict):
         return self
 
 
+class FirmwareBuild(Strict):
+    """How `./suite bisect` builds a user's firmware at another commit: `command`, a shell command,
+    runs in a checkout of the git repository `repo` at that commit, after which `firmware.image`
+    (a path inside `repo`) names that commit's image in the checkout."""
+
+    repo: Path
+    command: Annotated[str, Field(min_length=1)]
+    timeout_s: Annotated[float, Field(gt=0, le=7200)] = 1800.0
+
+
 class FirmwareConfig(Strict):
-    """Which image to flash: a build configuration of the project's firmware, or an image path."""
+    """Which image to flash: a build configuration of the project's firmware, or an image path
+    (with `build`: how to build it from its repository at another commit, for ./suite bisect)."""
 
     config: str | None = "default"
     image: Path | None = None
+    build: FirmwareBuild | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> FirmwareConfig:
         if self.image is not None and self.config not in (None, "default"):
             raise ValueError("give either config or image, not both")
+        if self.build is not None:
+            if self.image is None:
+                raise ValueError("build: needs firmware.image, the path of the image it makes inside build.repo")
+            if not self.image.resolve().is_relative_to(self.build.repo.resolve()):
+                raise ValueError(f"image {self.image} is not inside build.repo {self.build.repo}")
         return self
 
 

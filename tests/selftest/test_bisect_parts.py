@@ -1,6 +1,6 @@
 """The bisection's parts without a bench: the commits it walks (a scratch git repository), how a
-commit's repetitions are classified against the two ends, and the one case's numbers it reads
-from a run's results.jsonl."""
+commit's repetitions are classified against the two ends, the one case's numbers it reads from a
+run's results.jsonl, and a user's firmware built by the bench file's command in a worktree."""
 
 from __future__ import annotations
 
@@ -10,10 +10,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from hil.bisect.commits import BisectError, between, commit, resolve
+from hil.bisect.firmware_trees import Worktrees
 from hil.bisect.measure import case_values
+from hil.bisect.sources import RepoFirmware, Unbuildable
 from hil.bisect.verdict import Sample, classify, ends_apart
+from hil.config.sections import FirmwareConfig
+from hil.dut.bench_file import load_bench
 from hil.exit_codes import ExitCode
 
 pytestmark = pytest.mark.selftest
@@ -110,3 +115,58 @@ def test_not_exactly_one_case_is_a_usage_error(tmp_path: Path, cases: list[str])
     with pytest.raises(BisectError, match=rf"-k selected {len(cases)} cases with numbers") as exc:
         case_values(_results(tmp_path, cases))
     assert exc.value.code == ExitCode.USAGE_ERROR
+
+
+def _user_bench(tmp_path: Path, repo: Path, command: str) -> Path:
+    bench = tmp_path / "user-bench.yaml"
+    bench.write_text(yaml.safe_dump({"name": "user", "duts": [{
+        "name": "board", "kind": "virtual", "console": {"port": "pty"}, "thresholds": "virtual-100m",
+        "firmware": {"image": str(repo / "out" / "fw"), "build": {"repo": str(repo), "command": command}},
+    }]}))  # fmt: skip
+    return bench
+
+
+def test_a_users_firmware_is_built_by_its_command_in_a_worktree(repo: tuple[Path, list[str]], tmp_path: Path) -> None:
+    """firmware.build: the command runs in a checkout of the commit; the run gets the bench file
+    with firmware.image pointing at what it made there."""
+    path, shas = repo
+    bench = _user_bench(tmp_path, path, "mkdir -p out && cp firmware/opts.h out/fw")
+    dut = load_bench(bench).duts[0]
+    assert dut.firmware.build is not None and dut.firmware.image is not None
+    out = tmp_path / "out"
+    out.mkdir()
+    with Worktrees() as worktrees:
+        source = RepoFirmware(worktrees, bench, 0, dut.firmware.build, dut.firmware.image)
+        ready = source.prepare(commit(path, shas[4], ""), out)
+        made = yaml.safe_load(Path(ready.args[1]).read_text())["duts"][0]["firmware"]
+        assert ready.built and "build" not in made and Path(made["image"]).read_text() == "4\n"
+        assert Path(made["image"]).is_relative_to(worktrees.root)  # type: ignore[arg-type]
+    assert not Path(made["image"]).exists() and _git(path, "worktree", "list").count("\n") == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [("echo nope >&2; exit 3", "exited 3: nope"), ("true", "made no out/fw")],
+)
+def test_a_commit_that_does_not_build_is_skipped_with_the_reason(
+    repo: tuple[Path, list[str]], tmp_path: Path, command: str, message: str
+) -> None:
+    path, shas = repo
+    bench = _user_bench(tmp_path, path, command)
+    dut = load_bench(bench).duts[0]
+    with Worktrees() as worktrees, pytest.raises(Unbuildable, match=message):
+        RepoFirmware(worktrees, bench, 0, dut.firmware.build, dut.firmware.image).prepare(  # type: ignore[arg-type]
+            commit(path, shas[1], ""), tmp_path
+        )
+
+
+@pytest.mark.parametrize(
+    ("firmware", "message"),
+    [
+        ({"build": {"repo": "/tmp", "command": "make"}}, "build: needs firmware.image"),
+        ({"image": "/opt/fw.elf", "build": {"repo": "/tmp/fw", "command": "make"}}, "is not inside build.repo"),
+    ],
+)
+def test_a_build_section_without_its_image_is_refused(firmware: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        FirmwareConfig.model_validate(firmware)
