@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import struct
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
@@ -16,7 +17,6 @@ from typing import Self
 import pytest
 
 from hil.config.errors import ConfigError
-from hil.dut import flashers
 from hil.dut.bench_file import load_bench
 from hil.dut.cortex_m import CortexMDutConfig
 from hil.dut.flashers import pyocd_targets
@@ -73,7 +73,7 @@ def test_the_kind_registers_itself_and_the_example_bench_file_loads() -> None:
 
 def test_pyocd_is_asked_which_targets_it_knows() -> None:
     """The targets the section accepts are those `pyocd list --targets` prints on this PC."""
-    pyocd = shutil.which("pyocd", path=str(Path(flashers.sys.executable).parent)) or shutil.which("pyocd")
+    pyocd = shutil.which("pyocd", path=str(Path(sys.executable).parent)) or shutil.which("pyocd")
     assert pyocd is not None
     listed = subprocess.run([pyocd, "list", "--targets"], capture_output=True, text=True, timeout=60, check=True)
     names = {line.split()[0] for line in listed.stdout.splitlines()[2:] if line.strip()}
