@@ -25,6 +25,17 @@ def test_every_limit_kind():
     ]
 
 
+def test_a_limit_the_bench_cannot_give_the_case_is_not_a_miss() -> None:
+    """RFC 6349's TCP efficiency of a DUT sender whose stock console has no TCP counters (no
+    capture either): the record says why, the title shows it not measured; any other missing
+    metric is still a miss."""
+    limits = Limits.model_validate({"min_tcp_efficiency_pct": 98, "max_ttr": 1.1})
+    why = {"tcp_efficiency_pct": "the DUT's console reports no count of the TCP segments it sent and sent again"}
+    assert violations({"mbps": 90.0, "ttr": 1.05}, limits, unmeasurable=why) == []
+    missed = violations({"mbps": 90.0}, limits, unmeasurable=why)
+    assert missed == ["a limit on ttr is set but the case measures no ttr"]
+
+
 def test_a_limit_on_any_recorded_metric_needs_no_code():
     """max_jitter_ms, max_late, min_<anything>: the checker knows metrics by name only."""
     limits = Limits.model_validate({"max_jitter_ms": 0.5, "max_late": 0, "min_received": 100})

@@ -72,8 +72,8 @@ def planted(tmp_path: Path) -> Iterator[list[str]]:
 def test_bisect_finds_the_planted_slowdown_in_at_most_four_builds(planted: list[str], tmp_path: Path) -> None:
     worktrees_before = git("worktree", "list", "--porcelain")
     proc = subprocess.run(
-        ["./suite", "bisect", "--good", "HEAD", "--bad", REF, "-k", CASE, "--repeat", "3",
-         "--results-dir", str(tmp_path / "bisect"), "--", "--duration", "2", "--wire-capture", "off"],
+        ["./suite", "bisect", "--good", "HEAD", "--bad", REF, "-k", CASE, "--repeat", "2",
+         "--results-dir", str(tmp_path / "bisect"), "--", "--duration", "1", "--wire-capture", "off"],
         cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1500, check=False,
     )  # fmt: skip
     out = proc.stdout + proc.stderr

@@ -1,7 +1,7 @@
-"""The regression gate end to end on the virtual bench, its link shaped to 40 Mbit/s (a rate any
-host of this kind gives the DUT that shares its cores, where 100 Mbit/s is the host's speed: CI
-measured TCP at 79 Mbit/s of 100 on a busy machine): a baseline from one run (made with the one
-command), an unchanged second run passes it, and a run with the link shaped 20 % slower fails
+"""The regression gate end to end on the virtual bench, its link shaped to 40 Mbit/s (where 100
+Mbit/s is the host's speed: CI measured TCP at 79 Mbit/s of 100 on a busy machine): a baseline
+from one run (made with the one command), an unchanged second run passes it, and a run with the
+link shaped to half the rate fails
 every baseline case as a regression - through the CI job (`./suite ci`), with the DUT-failure exit
 code, JUnit XML carrying the numbers and the report's summary showing measured vs baseline vs
 threshold - while the fixed thresholds alone pass it."""
@@ -24,22 +24,23 @@ from tests.support.child_suite import BASELINE, run_suite
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
 CASES = ("tcp-dut_tx", "tcp-dut_rx", "udp-dut_tx", "udp-dut_rx")
-# Limits relative to the link's theory only: a link 20 % slower meets them as well as the full one.
+# Limits relative to the link's theory only: a slower link meets them as well as the full one.
 # The margins are the host's: these runs are single 2-s trials on a DUT that shares the bench PC's
-# CPU (CI measured TCP at 96.97 % of a 90-Mbit/s link's theory where 97 % was the floor, and a
-# second run of the same build can land a few percent below the first), so the slower link is 20 %
-# slower and the tolerance 8 %: the gate's own arithmetic is what is tested, not this host's noise
-KNOWN_GOOD_MBIT, SLOWER_MBIT = 40, 32
+# CPU (a clean-clone run on a busy machine measured TCP at 86.4 and 87.5 % of the 40-Mbit/s link,
+# and a second run of the same build can land 11 % below the first), so the floors are 80 %, the
+# tolerance 15 % and the slower link half the rate: the gate's own arithmetic is what is tested,
+# not this host's noise; a miss is measured once more (--confirm-misses) before it counts
+KNOWN_GOOD_MBIT, SLOWER_MBIT = 40, 20
 RELATIVE_THRESHOLDS = f"""profile: relative-only
 link_mbit: {KNOWN_GOOD_MBIT}
 scenarios:
   baseline:
-    tcp-dut_tx: {{min_efficiency_pct: 90}}
-    tcp-dut_rx: {{min_efficiency_pct: 90}}
-    udp-dut_tx: {{min_efficiency_pct: 90, max_loss_pct: 0.5}}
-    udp-dut_rx: {{min_efficiency_pct: 90, max_loss_pct: 0.5}}
+    tcp-dut_tx: {{min_efficiency_pct: 80}}
+    tcp-dut_rx: {{min_efficiency_pct: 80}}
+    udp-dut_tx: {{min_efficiency_pct: 80, max_loss_pct: 0.5}}
+    udp-dut_rx: {{min_efficiency_pct: 80, max_loss_pct: 0.5}}
 regression:
-  default: {{floor_pct: 8, k_sd: 2}}
+  default: {{floor_pct: 15, k_sd: 2}}
 """
 
 
@@ -86,7 +87,7 @@ def test_baseline_gate_passes_an_unchanged_run_and_fails_a_slower_link_as_regres
     thresholds.write_text(RELATIVE_THRESHOLDS)
     known_good_link = tmp_path / "link-known-good.yaml"
     known_good_link.write_text(bench_at(KNOWN_GOOD_MBIT))
-    common = ("--thresholds", str(thresholds), "--profile", "quick")
+    common = ("--thresholds", str(thresholds), "--profile", "quick", "--confirm-misses")
     known_good_args = (*common, "--bench", str(known_good_link))
 
     first = run_without_bench_fault(tmp_path / "known-good", *known_good_args)

@@ -1,0 +1,52 @@
+"""The firmware build presets a bench file's DUTs run on, for `./suite ci`'s set-up to build only
+those (a CI job's fresh workspace builds what its bench needs, not every board's images): every
+configure preset of the project's firmware with a DUT kind's prefix (`host-` for the virtual DUT,
+its bridge build and stock-console personalities included; `mps2-an500-` for QEMU;
+`same70-xplained-` for the SAME70), none for a DUT whose firmware is not the project's (an image
+path, an ESP-IDF build, a black box), the sanitizer build never (the test command's unit tests and
+fuzzing build it).
+
+    python -m hil.bench_presets BENCH_FILE    one preset per line; exit 4 on a bad bench file
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from hil.config.errors import ConfigError
+from hil.dut import qemu, same70, virtual
+from hil.dut.bench_file import load_bench
+from hil.dut.presets import PRESETS_FILE
+from hil.exit_codes import ExitCode
+
+PREFIXES = {"virtual": virtual.PRESET_PREFIX, "qemu": qemu.PRESET_PREFIX, "same70": same70.PRESET_PREFIX}
+TEST_BUILDS = {"host-asan"}
+
+
+def bench_presets(bench: Path) -> list[str]:
+    names = [p["name"] for p in json.loads(PRESETS_FILE.read_text())["configurePresets"] if not p.get("hidden")]
+    wanted: list[str] = []
+    for dut in load_bench(bench).duts:
+        prefix = PREFIXES.get(getattr(dut, "kind", ""))
+        if prefix is None or dut.firmware.image is not None:
+            continue
+        wanted += [n for n in names if n.startswith(prefix) and n not in TEST_BUILDS and n not in wanted]
+    return wanted
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m hil.bench_presets BENCH_FILE", file=sys.stderr)
+        return ExitCode.USAGE_ERROR
+    try:
+        print("\n".join(bench_presets(Path(argv[0]))))
+    except ConfigError as exc:
+        print(f"bench_presets: {exc}", file=sys.stderr)
+        return ExitCode.USAGE_ERROR
+    return ExitCode.PASSED
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
