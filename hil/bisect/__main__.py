@@ -1,6 +1,7 @@
-"""./suite bisect --good REF --bad REF -k CASE [--bench FILE] [--repeat N] [--results-dir DIR]
+"""./suite bisect --good REF [--bad REF] -k CASE [--bench FILE] [--repeat N] [--results-dir DIR]
 [--labgrid-place NAME] [-- PYTEST_ARGS]: the first commit between a good and a bad end of the
-project's firmware that made the case slower (or faster: whichever way the ends differ).
+DUT's firmware (the project's, or the repository the bench file's `firmware.build` names) that
+changed the case's numbers (slower or faster: whichever way the ends differ).
 
 The ends are measured first and must differ (hil.bisect.verdict); then each tested commit, the
 middle of the commits still in question, is built, measured and classified as the nearer end, and
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from typing import NoReturn
 
 from hil.bisect.commits import BisectError, Commit, between, commit, resolve
 from hil.bisect.firmware_trees import Worktrees
@@ -39,10 +41,16 @@ USAGE = ExitCode.USAGE_ERROR
 NOT_FOUND = ExitCode.DUT_FAILED  # the ends do not differ, or a commit stays unclear
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line and the usage error's exit code, not argparse's 2
+        usage = " ".join(self.format_usage().split()).removeprefix("usage: ")
+        raise BisectError(f"{message} (usage: {usage})", USAGE)
+
+
 def parse(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="./suite bisect", description=__doc__.split("\n\n")[0])
+    p = _Parser(prog="./suite bisect", description=__doc__.split("\n\n")[0])
     p.add_argument("--good", required=True, help="a commit whose firmware measures as it should")
-    p.add_argument("--bad", required=True, help="a later commit whose firmware measures worse (default: HEAD)")
+    p.add_argument("--bad", default="HEAD", help="a later commit whose firmware measures worse (default: HEAD)")
     p.add_argument("-k", dest="case", required=True, help="the case, as pytest -k selects it (exactly one)")
     p.add_argument("--bench", type=Path, default=DEFAULT_BENCH_FILE, help="the bench file (default: the virtual bench)")
     p.add_argument("--repeat", type=int, default=3, help="repetitions per commit (default 3)")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hil.bisect.__main__ import main as bisect_main
 from hil.bisect.commits import BisectError, between, commit, resolve
 from hil.bisect.firmware_trees import Worktrees
 from hil.bisect.measure import case_values
@@ -170,3 +171,18 @@ def test_a_commit_that_does_not_build_is_skipped_with_the_reason(
 def test_a_build_section_without_its_image_is_refused(firmware: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         FirmwareConfig.model_validate(firmware)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--good", "HEAD"], "the following arguments are required: -k"),
+        (["--good", "HEAD", "-k", "x", "--repeat", "1"], "--repeat must be at least 2"),
+        (["--good", "HEAD", "-k", "x", "--bench", "nope.yaml"], "--bench nope.yaml: no such file"),
+        (["--good", "no-such-ref", "-k", "x"], "--good no-such-ref: not a commit of"),
+    ],
+)
+def test_a_bad_option_is_one_line_and_exit_4(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert bisect_main(argv) == ExitCode.USAGE_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith("bisect: ") and message in err and err.count("\n") == 1, err
