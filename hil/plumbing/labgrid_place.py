@@ -208,7 +208,7 @@ class PlaceLock:
         probe = answer.get("debug_probe")
         probe_fields = {k: v for k, v in probe.items() if k not in ("avail", "cls")} if isinstance(probe, dict) else {}
         return PlaceResources(
-            self.place, self.coordinator, f"{self.hostname}/{self.user}", url, interface, probe_fields
+            self.place, self.coordinator, self.holder, url, interface, probe_fields
         )
 
     @property
