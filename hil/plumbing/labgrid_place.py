@@ -207,9 +207,7 @@ class PlaceLock:
         interface = (str(netif["host"]), str(netif["ifname"])) if isinstance(netif, dict) else None
         probe = answer.get("debug_probe")
         probe_fields = {k: v for k, v in probe.items() if k not in ("avail", "cls")} if isinstance(probe, dict) else {}
-        return PlaceResources(
-            self.place, self.coordinator, self.holder, url, interface, probe_fields
-        )
+        return PlaceResources(self.place, self.coordinator, self.holder, url, interface, probe_fields)
 
     @property
     def holder(self) -> str:
