@@ -23,7 +23,8 @@ import pytest
 from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT
 
-pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
+# (`./suite test --extended`: left out of the test command for its time, 90 s here)
+pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow, pytest.mark.extended]
 
 REF = "refs/hil-test/bisect-planted"
 COMMITS, PLANTED = 8, 5
