@@ -77,19 +77,23 @@ def violations(
     limits: Limits,
     theory_mbps: float | None = None,
     unmeasurable: Mapping[str, str] | None = None,
+    withheld: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Every limit the metrics miss, one message each naming the measured value, the threshold
     and (for throughput) the theoretical value. Generic over metric names: `min_<metric>` and
     `max_<metric>` of the threshold profile against the case's metric of that name. A metric the
     case lacks is a miss, unless `unmeasurable` says why the bench cannot give it (the case's
-    title shows it "not measured")."""
+    title shows it "not measured"); `withheld` names the ones the DUT's path kept from the
+    measurement (no probe answered), a miss with that reason."""
     out = []
     median = metrics.get("mbps")
     theory = f"theoretical {theory_mbps:.2f} Mbit/s" if theory_mbps else "no theoretical value"
     for bound, metric, limit in limits.bounds():
         value = metrics.get(metric)
         if value is None:
-            if metric not in (unmeasurable or {}):
+            if metric in (withheld or {}):
+                out.append(f"{metric} not measured against its limit: {(withheld or {})[metric]}")
+            elif metric not in (unmeasurable or {}):
                 out.append(f"a limit on {metric} is set but the case measures no {metric}")
             continue
         if (bound == "min" and value >= limit) or (bound == "max" and value <= limit):

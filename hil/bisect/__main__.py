@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import sys
+import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,6 +92,23 @@ def held_place(opt: argparse.Namespace) -> Iterator[dict[str, str]]:
         lock.release()
 
 
+RESULTS_MARK = ".hil-bisect"  # a results folder a bisection made (and may empty again)
+
+
+def fresh_results_dir(path: Path) -> None:
+    """An empty results folder: made, or emptied when an earlier bisection made it; any other
+    folder with files in it (the checkout, a run's results) is refused, never deleted."""
+    if path.exists():
+        if not path.is_dir():
+            raise BisectError(f"--results-dir {path} is a file, not a folder", USAGE)
+        if any(path.iterdir()) and not (path / RESULTS_MARK).is_file():
+            raise BisectError(f"--results-dir {path} has files a bisection did not make: give an empty or new "
+                              "folder", USAGE)  # fmt: skip
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    (path / RESULTS_MARK).write_text("made by ./suite bisect: emptied by the next bisection into this folder\n")
+
+
 def firmware_source(opt: argparse.Namespace, worktrees: Worktrees) -> FirmwareSource:
     """The bench file's DUT firmware: a user's, built by its `firmware.build`, or the project's."""
     try:
@@ -99,6 +117,12 @@ def firmware_source(opt: argparse.Namespace, worktrees: Worktrees) -> FirmwareSo
         raise BisectError(str(exc), USAGE) from None
     fw = dut.firmware
     if fw.build is None:
+        if fw.image is not None:
+            raise BisectError(f"{opt.bench}: firmware.image {fw.image} is one image for every commit; give "
+                              "firmware.build (how to build it at a commit) to bisect it", USAGE)  # fmt: skip
+        if dut.kind == "esp32":
+            raise BisectError(f"{opt.bench}: the esp32 DUT's ESP-IDF project is not built per commit; give "
+                              "firmware.build and firmware.image to bisect it", USAGE)  # fmt: skip
         return ProjectFirmware(worktrees, opt.bench)
     if not (fw.build.repo / ".git").exists():
         raise BisectError(f"{opt.bench}: firmware.build.repo {fw.build.repo} is not a git repository", USAGE)
@@ -157,8 +181,7 @@ def _bisect(opt: argparse.Namespace, source: FirmwareSource) -> int:
     run_args = ["-k", opt.case, "--repeat", str(opt.repeat)]
     run_args += ["--labgrid-place", opt.labgrid_place] if opt.labgrid_place else []
     run_args += opt.pytest_args
-    shutil.rmtree(opt.results_dir, ignore_errors=True)
-    opt.results_dir.mkdir(parents=True)
+    fresh_results_dir(opt.results_dir)
     print(f"bisect: {len(commits)} commits of {repo} after {good.short} up to {commits[-1].short}; -k {opt.case!r} "
           f"on {opt.bench}, {opt.repeat} repetitions per commit; runs in {opt.results_dir}")  # fmt: skip
     tested: list[tuple[Commit, Measured, Verdict | None]] = []
@@ -220,7 +243,7 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    signal.signal(signal.SIGTERM, _terminate)
+    before = {s: signal.signal(s, _terminate) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return bisect(parse(sys.argv[1:] if argv is None else argv))
     except BisectError as exc:
@@ -229,6 +252,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bisect: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except Exception as exc:
+        print(f"bisect: SUITE ERROR (a bug of the suite, not the DUT's): {type(exc).__name__}: {exc}", file=sys.stderr)
+        traceback.print_exc()
+        return ExitCode.SUITE_ERROR
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
 
 
 if __name__ == "__main__":

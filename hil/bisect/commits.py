@@ -63,4 +63,7 @@ def between(repo: Path, good: str, bad: str, subdir: str, usage: int) -> list[Co
             f"--good {good[:10]} is not an ancestor of --bad {bad[:10]}: the good end must come first", usage
         ) from None
     shas = git(repo, "rev-list", "--reverse", "--first-parent", "--ancestry-path", f"{good}..{bad}").split()
+    if not shas:
+        raise BisectError(f"no first-parent path from --good {good[:10]} to --bad {bad[:10]} (a merged branch's "
+                          "commit: give the merge or a commit on the main line)", usage)  # fmt: skip
     return [commit(repo, s, subdir) for s in shas]

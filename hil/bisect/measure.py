@@ -36,13 +36,20 @@ def _tail(text: str, lines: int = 8) -> str:
 
 def case_values(results: Path) -> tuple[str, str, list[float]]:
     """The one case's name, unit and per-repetition values in a run's results.jsonl."""
-    rows = [json.loads(x) for x in (results / "results.jsonl").read_text().splitlines() if x.strip()]
+    jsonl = results / "results.jsonl"
+    lines = jsonl.read_text().splitlines() if jsonl.is_file() else []
+    rows = [json.loads(x) for x in lines if x.strip()]
     cases = {f"{r['scenario']}/{r['case']}": r for r in rows if "values" in r}
     if len(cases) != 1:
         raise BisectError(f"-k selected {len(cases)} cases with numbers ({', '.join(sorted(cases)) or 'none'}): "
                           "name exactly one", ExitCode.USAGE_ERROR)  # fmt: skip
     ((name, rec),) = cases.items()
     return name, str(rec.get("unit") or ""), [float(v) for v in rec["values"]]
+
+
+def _recorded(results: Path) -> bool:
+    jsonl = results / "results.jsonl"
+    return jsonl.is_file() and any('"values"' in x for x in jsonl.read_text().splitlines())
 
 
 def measure(run_args: list[str], results: Path, env: dict[str, str]) -> Measured:
@@ -70,7 +77,17 @@ def measure(run_args: list[str], results: Path, env: dict[str, str]) -> Measured
             continue
         if proc.returncode == ExitCode.NO_TESTS:
             raise BisectError(f"-k selected no test (run: {results / 'run-1.log'})", ExitCode.USAGE_ERROR)
-        code = proc.returncode if proc.returncode in (2, 4, 75, 129, 130, 143) else ExitCode.SUITE_ERROR
+        if proc.returncode < 0 or proc.returncode in (ExitCode.INTERRUPTED, 129, 130, 143):  # a signal
+            raise BisectError(
+                f"the run ({results}) was interrupted (exit code {proc.returncode})", ExitCode.INTERRUPTED
+            )
+        code = (
+            proc.returncode if proc.returncode in (ExitCode.USAGE_ERROR, ExitCode.BENCH_FAULT) else ExitCode.SUITE_ERROR
+        )
         raise BisectError(f"the run ({results}) ended with exit code {proc.returncode}:\n{_tail(out)}", code)
+    if proc.returncode == ExitCode.DUT_FAILED and not _recorded(results):
+        # a DUT that crashed or hung before the case measured gives no number to place the commit by
+        why = f"the run ({results}) recorded no number: the DUT failed before the case measured"
+        raise BisectError(f"{why} (a different fault than the ends' numbers):\n{_tail(out)}", ExitCode.DUT_FAILED)
     name, unit, values = case_values(results)
     return Measured(name, unit, Sample(tuple(values)), time.monotonic() - start)

@@ -40,6 +40,8 @@ def welch_t(a: Sample, b: Sample) -> float:
     va = max(a.sd, RESOLUTION * abs(a.mean)) ** 2 / len(a.values)
     vb = max(b.sd, RESOLUTION * abs(b.mean)) ** 2 / len(b.values)
     se = math.sqrt(va + vb)
+    if a.mean == b.mean:  # (all-zero samples too: no spread, no difference)
+        return 0.0
     return abs(a.mean - b.mean) / se if se > 0 else math.inf
 
 

@@ -91,9 +91,13 @@ class TcpFigures:
     metrics: dict[str, float] = field(default_factory=dict)
     fields: dict[str, object] = field(default_factory=dict)
     missing: dict[str, str] = field(default_factory=dict)
+    # of the missing, those the path itself withheld (no probe answered under load): a limit on
+    # them still fails, unlike a figure the bench cannot give (no counters, no capture)
+    unanswered: dict[str, str] = field(default_factory=dict)
 
     def as_fields(self) -> dict[str, object]:
-        return {**self.fields, **({"missing": self.missing} if self.missing else {})}
+        out = {**self.fields, **({"missing": self.missing} if self.missing else {})}
+        return out | ({"unanswered": self.unanswered} if self.unanswered else {})
 
     def headline(self) -> str:
         m = self.metrics
@@ -165,6 +169,8 @@ def tcp_figures(
     else:
         why = why_not.get("loaded") or "no probe came back during the transfer"
         out.missing["buffer_delay_pct"] = f"no RTT during the transfer: {why}"
+        if loaded is not None and loaded.sent > 0:  # the probe ran and the path answered none of it
+            out.unanswered["buffer_delay_pct"] = f"none of {loaded.sent} pings answered during the transfer"
     if sender is not None:
         out.metrics["tcp_efficiency_pct"] = round(sender.efficiency_pct, 3)
         out.fields["sender"] = {"segments_sent": round(sender.sent), "retransmitted": round(sender.retransmitted),

@@ -225,8 +225,10 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
             continue
         # an RFC 6349 figure this bench cannot give the case (a stock console without TCP counters,
         # no capture) is shown "not measured" with its reason (extra.rfc6349.missing), not failed
-        cannot = rec.extra.get("rfc6349", {}).get("missing", {}) if isinstance(rec.extra.get("rfc6349"), dict) else {}
-        found = violations(rec.metrics(), limits, rec.theory, unmeasurable=cannot)
+        fig = rec.extra.get("rfc6349") if isinstance(rec.extra.get("rfc6349"), dict) else {}
+        withheld = fig.get("unanswered", {})  # the path answered no probe: the DUT's, a limit on it fails
+        cannot = {k: why for k, why in fig.get("missing", {}).items() if k not in withheld}
+        found = violations(rec.metrics(), limits, rec.theory, unmeasurable=cannot, withheld=withheld)
         if found and rec.host_starved and not _beyond_the_link(rec, limits):
             hil.recorder.set_verdict(rec, "host-starved")
             starved.append(f"{rec.case} ({_cpu_figures(rec)}; {', '.join(found)})")

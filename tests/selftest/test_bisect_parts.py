@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hil.bisect.__main__ import RESULTS_MARK, fresh_results_dir
 from hil.bisect.__main__ import main as bisect_main
 from hil.bisect.commits import BisectError, between, commit, resolve
 from hil.bisect.firmware_trees import Worktrees
-from hil.bisect.measure import case_values
+from hil.bisect.measure import case_values, measure
 from hil.bisect.sources import RepoFirmware, Unbuildable
-from hil.bisect.verdict import Sample, classify, ends_apart
+from hil.bisect.verdict import Sample, classify, ends_apart, welch_t
 from hil.config.sections import FirmwareConfig
 from hil.dut.bench_file import load_bench
 from hil.exit_codes import ExitCode
@@ -186,3 +187,54 @@ def test_a_bad_option_is_one_line_and_exit_4(argv: list[str], message: str, caps
     assert bisect_main(argv) == ExitCode.USAGE_ERROR
     err = capsys.readouterr().err
     assert err.startswith("bisect: ") and message in err and err.count("\n") == 1, err
+
+
+def test_equal_samples_without_spread_are_not_apart() -> None:
+    """A case whose number reads 0 at both ends (a loss, a count) has no difference to bisect."""
+    zeros = Sample((0.0, 0.0, 0.0))
+    assert welch_t(zeros, zeros) == 0.0
+    assert not ends_apart(zeros, Sample((0.0, 0.0)))
+
+
+def test_a_results_folder_with_other_files_is_refused_never_deleted(tmp_path: Path) -> None:
+    kept = tmp_path / "results"
+    (kept / "history").mkdir(parents=True)
+    (kept / "results.jsonl").write_text("{}\n")
+    with pytest.raises(BisectError, match="has files a bisection did not make") as exc:
+        fresh_results_dir(kept)
+    assert exc.value.code == ExitCode.USAGE_ERROR and (kept / "results.jsonl").is_file()
+    made = tmp_path / "bisect"
+    fresh_results_dir(made)
+    (made / "abc1234").mkdir()
+    fresh_results_dir(made)  # a bisection's own folder is emptied for the next one
+    assert [p.name for p in made.iterdir()] == [RESULTS_MARK]
+
+
+def test_a_fixed_image_cannot_be_bisected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bench = tmp_path / "fixed.yaml"
+    bench.write_text(yaml.safe_dump({"duts": [{
+        "name": "board", "kind": "virtual", "console": {"port": "pty"}, "thresholds": "virtual-100m",
+        "firmware": {"image": str(tmp_path / "fw")},
+    }]}))  # fmt: skip
+    assert bisect_main(["--good", "HEAD~1", "-k", "x", "--bench", str(bench)]) == ExitCode.USAGE_ERROR
+    err = capsys.readouterr().err
+    assert "is one image for every commit; give firmware.build" in err and err.count("\n") == 1, err
+
+
+def test_a_run_whose_dut_failed_before_measuring_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A firmware that crashes the DUT before the case measures: exit 1 and no number, one message
+    saying so (not a missing file's traceback, nor a usage error about -k)."""
+
+    class Crashed:
+        returncode = ExitCode.DUT_FAILED
+
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def communicate(self) -> tuple[str, None]:
+            return "FAILED tests/hil/test_scenarios.py::test_scenario[window_dut/dut_rx-wnd4] - DutError: gone\n", None
+
+    monkeypatch.setattr("hil.bisect.measure.subprocess.Popen", Crashed)
+    with pytest.raises(BisectError, match="recorded no number: the DUT failed before the case measured") as exc:
+        measure(["-k", "wnd4"], tmp_path, {})
+    assert exc.value.code == ExitCode.DUT_FAILED and "DutError: gone" in str(exc.value)

@@ -36,6 +36,16 @@ def test_a_limit_the_bench_cannot_give_the_case_is_not_a_miss() -> None:
     assert missed == ["a limit on ttr is set but the case measures no ttr"]
 
 
+def test_a_figure_the_path_withheld_is_a_miss_with_its_reason() -> None:
+    """A DUT that answered no probe under load gives no buffer delay: a limit on it fails, saying
+    why, where a figure the bench cannot give is only "not measured"."""
+    limits = Limits.model_validate({"max_buffer_delay_pct": 50})
+    withheld = {"buffer_delay_pct": "none of 40 pings answered during the transfer"}
+    assert violations({"mbps": 90.0}, limits, unmeasurable=withheld, withheld=withheld) == [
+        "buffer_delay_pct not measured against its limit: none of 40 pings answered during the transfer"
+    ]
+
+
 def test_a_limit_on_any_recorded_metric_needs_no_code():
     """max_jitter_ms, max_late, min_<anything>: the checker knows metrics by name only."""
     limits = Limits.model_validate({"max_jitter_ms": 0.5, "max_late": 0, "min_received": 100})

