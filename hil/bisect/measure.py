@@ -74,6 +74,7 @@ def measure(run_args: list[str], results: Path, env: dict[str, str]) -> Measured
         if proc.returncode in (ExitCode.PASSED, ExitCode.DUT_FAILED):  # numbers either way: a miss is a number
             break
         if proc.returncode == ExitCode.BENCH_FAULT and attempt == 1:
+            (results / "results.jsonl").unlink(missing_ok=True)  # the retry's numbers alone count
             continue
         if proc.returncode == ExitCode.NO_TESTS:
             raise BisectError(f"-k selected no test (run: {results / 'run-1.log'})", ExitCode.USAGE_ERROR)

@@ -10,6 +10,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -79,11 +82,20 @@ class RepoFirmware:
         tree = self.worktrees.add(self.repo, c)
         start = time.monotonic()
         log = out / "build.log"
+        # its own process group: on its timeout or Ctrl-C, make or ninja under it end with it
+        proc = subprocess.Popen(["bash", "-c", self.build.command], cwd=tree, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
         try:
-            proc = subprocess.run(["bash", "-c", self.build.command], cwd=tree, capture_output=True, text=True,
-                                  timeout=self.build.timeout_s, check=False)  # fmt: skip
-        except subprocess.TimeoutExpired:
-            raise Unbuildable(f"`{self.build.command}` took more than {self.build.timeout_s:g} s") from None
+            stdout, stderr = proc.communicate(timeout=self.build.timeout_s)
+        except BaseException as exc:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
+            log.write_text(f"$ {self.build.command}\n{stdout}{stderr}\n(ended: {type(exc).__name__})\n")
+            if isinstance(exc, subprocess.TimeoutExpired):
+                raise Unbuildable(f"`{self.build.command}` took more than {self.build.timeout_s:g} s ({log})") from None
+            raise
+        proc = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
         log.write_text(f"$ {self.build.command}\n{proc.stdout}{proc.stderr}")
         if proc.returncode != 0:
             last = ((proc.stderr or proc.stdout).strip().splitlines() or ["no output"])[-1]

@@ -12,6 +12,7 @@ import logging
 import os
 import queue
 import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -218,9 +219,11 @@ def flash_idf_serial(build: IdfBuild, port: str, baud: int, log_path: Path) -> N
 
     before = os.environ.get("ESPBAUD")
     os.environ["ESPBAUD"] = str(baud)  # IdfSerial.flash's baud where flasher_args.json names none
+    streams = sys.stdout, sys.stderr  # (the redirect is the process's: back at once, even past the timeout)
     try:
         exc = _bounded(work, ESPTOOL_TIMEOUT_S, "esp-flash")
     finally:
+        sys.stdout, sys.stderr = streams
         if before is None:
             os.environ.pop("ESPBAUD", None)
         else:

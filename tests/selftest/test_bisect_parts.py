@@ -238,3 +238,24 @@ def test_a_run_whose_dut_failed_before_measuring_names_it(tmp_path: Path, monkey
     with pytest.raises(BisectError, match="recorded no number: the DUT failed before the case measured") as exc:
         measure(["-k", "wnd4"], tmp_path, {})
     assert exc.value.code == ExitCode.DUT_FAILED and "DutError: gone" in str(exc.value)
+
+
+def test_a_build_past_its_timeout_is_skipped_and_leaves_nothing_running(
+    repo: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """The build command's whole process group ends at its timeout (make or ninja under its shell
+    too), and its log says what it printed."""
+    path, shas = repo
+    marker = f"hil-bisect-build-{os.getpid()}"
+    bench = _user_bench(tmp_path, path, f"echo started; bash -c 'exec -a {marker} sleep 60' & wait")
+    raw = yaml.safe_load(bench.read_text())
+    raw["duts"][0]["firmware"]["build"]["timeout_s"] = 1
+    bench.write_text(yaml.safe_dump(raw))
+    dut = load_bench(bench).duts[0]
+    with Worktrees() as worktrees, pytest.raises(Unbuildable, match="took more than 1 s"):
+        RepoFirmware(worktrees, bench, 0, dut.firmware.build, dut.firmware.image).prepare(  # type: ignore[arg-type]
+            commit(path, shas[1], ""), tmp_path
+        )
+    assert "started" in (tmp_path / "build.log").read_text()
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
+    assert left.stdout == "", left.stdout
