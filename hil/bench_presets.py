@@ -3,8 +3,9 @@ those (a CI job's fresh workspace builds what its bench needs, not every board's
 configure preset of the project's firmware with a DUT kind's prefix (`host-` for the virtual DUT,
 its bridge build and stock-console personalities included; `mps2-an500-` for QEMU;
 `same70-xplained-` for the SAME70), none for a DUT whose firmware is not the project's (an image
-path, an ESP-IDF build, a black box), the sanitizer build never (the test command's unit tests and
-fuzzing build it).
+path, an ESP-IDF build, a black box), the unit tests' sanitizer build `host-asan` never (the test
+command's unit tests and fuzzing build it; the `host-planted` defect build, also sanitized, is a
+robustness option of any virtual-bench job, `--robustness-build planted`, and is built).
 
     python -m hil.bench_presets BENCH_FILE    one preset per line; exit 4 on a bad bench file
 """

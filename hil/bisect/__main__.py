@@ -9,7 +9,8 @@ the range halves. A commit whose firmware does not build is skipped for a neighb
 `skip`); one that cannot be told from either end is measured again with twice the repetitions,
 then the bisection stops saying so. A labgrid place (--labgrid-place) is held for the whole
 bisection: every run finds it held for it. Exit code: 0 found, 1 not found (the ends do not
-differ, or a commit stays unclear), 4 usage, 75 bench fault, 2 interrupted."""
+differ, a commit stays unclear, every candidate left fails to build, or a commit's run recorded no
+number), 4 usage (an end that does not build too), 75 bench fault, 2 interrupted, 3 a suite error."""
 
 from __future__ import annotations
 

@@ -71,6 +71,8 @@ def measure(run_args: list[str], results: Path, env: dict[str, str]) -> Measured
         if "building firmware config" in out and "failed:" in out:
             line = next(ln for ln in out.splitlines() if "building firmware config" in ln)
             raise Unbuildable(line.split("BenchError: ", 1)[-1].strip()[:300])
+        if proc.returncode == ExitCode.USAGE_ERROR and "not a firmware directory" in out:  # (hil.paths)
+            raise Unbuildable("the commit's firmware directory has no CMakePresets.json")
         if proc.returncode in (ExitCode.PASSED, ExitCode.DUT_FAILED):  # numbers either way: a miss is a number
             break
         if proc.returncode == ExitCode.BENCH_FAULT and attempt == 1:
