@@ -30,6 +30,11 @@ THRESHOLDS_DIR = PROJECT_ROOT / "thresholds"
 _LIMIT_KEY = re.compile(r"^(min|max)_([a-z][a-z0-9_]*)$")
 
 
+# the directions a case name carries as one of its dash-separated parts (hil.directions): a
+# threshold entry named after one covers every case of its scenario that goes that way
+CASE_DIRECTIONS = ("dut_tx", "dut_rx", "uplink", "downlink")
+
+
 class Limits(BaseModel):
     """A case's limits: `min_<metric>` / `max_<metric>` for any metric the case records
     (CaseRecord.metrics: mbps, efficiency_pct, loss_pct, jitter_ms, latency_ms, p99_ms, late,
@@ -156,10 +161,12 @@ class ThresholdProfile(BaseModel):
         return found
 
     def limits(self, scenario: str, case: str) -> Limits:
-        """The limits of a case, else the scenario's `default` entry; a case without limits is an
-        error, never a pass."""
+        """The limits of a case, else its direction's entry (`dut_tx`, `dut_rx`, `uplink`,
+        `downlink`: every case of the scenario that goes that way, e.g. `dut_tx-w8K`, `tcp-dut_tx`), else the scenario's
+        `default` entry; a case without limits is an error, never a pass."""
         cases = self.scenarios.get(scenario, {})
-        found = cases.get(case) or cases.get("default")
+        direction = next((d for d in CASE_DIRECTIONS if d in case.split("-")), None)
+        found = cases.get(case) or (cases.get(direction) if direction else None) or cases.get("default")
         if found is None:
             raise ConfigError(
                 f"threshold profile {self.profile!r} has no limits for {scenario}/{case}: "

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hil.config.thresholds import CASE_DIRECTIONS
+
 # the DUT's own side of a measurement, where its console reports it (hil.results.dut_side)
 DUT_SIDE = frozenset(
     {"dut_cpu_pct", "dut_tcp_retrans", "dut_tcp_ooseq", "dut_tcp_rx_dup", "dut_tcp_segs_sent", "dut_tcp_segs_received",
@@ -47,4 +49,6 @@ class ScenarioShape:
         return re.fullmatch(self.name, scenario) is not None if self.pattern else scenario == self.name
 
     def case_ok(self, case: str) -> bool:
+        if case in CASE_DIRECTIONS:  # a direction's entry: where the scenario's cases carry one
+            return DIRECTION in self.cases
         return case == "default" or re.fullmatch(self.cases, case) is not None

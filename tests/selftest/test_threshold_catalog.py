@@ -108,3 +108,15 @@ def test_a_name_no_scenario_records_is_one_line(change: dict, expected: str) -> 
 def test_limits_no_measurement_can_meet_are_refused(limits: dict, expected: str) -> None:  # type: ignore[type-arg]
     with pytest.raises(ValueError, match=re.escape(expected)):
         ThresholdProfile.model_validate({"profile": "p", "scenarios": {"baseline": {"tcp-dut_tx": limits}}})
+
+
+def test_a_direction_entry_covers_every_case_that_goes_that_way() -> None:
+    """`dut_tx` / `dut_rx` entries: between a case's own entry and the scenario's default."""
+    profile = ThresholdProfile.model_validate({"profile": "p", "scenarios": {"window_pc": {
+        "default": {"min_mbps": 80}, "dut_tx": {"min_mbps": 71}, "dut_tx-w4K": {"min_mbps": 20},
+    }, "baseline": {"default": {"min_mbps": 89}, "dut_tx": {"min_mbps": 71}}}})  # fmt: skip
+    assert profile.limits("window_pc", "dut_tx-w8K").min_mbps == 71
+    assert profile.limits("window_pc", "dut_tx-w4K").min_mbps == 20  # its own entry first
+    assert profile.limits("window_pc", "dut_rx-w8K").min_mbps == 80
+    assert profile.limits("baseline", "tcp-dut_tx").min_mbps == 71
+    assert profile.limits("baseline", "udp-dut_rx").min_mbps == 89
