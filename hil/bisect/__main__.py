@@ -27,6 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import NoReturn
 
+from hil.bench_presets import bench_presets
 from hil.bisect.commits import BisectError, Commit, between, commit, resolve
 from hil.bisect.firmware_trees import Worktrees
 from hil.bisect.measure import Measured, measure
@@ -118,12 +119,13 @@ def firmware_source(opt: argparse.Namespace, worktrees: Worktrees) -> FirmwareSo
         raise BisectError(str(exc), USAGE) from None
     fw = dut.firmware
     if fw.build is None:
-        if fw.image is not None:
-            raise BisectError(f"{opt.bench}: firmware.image {fw.image} is one image for every commit; give "
-                              "firmware.build (how to build it at a commit) to bisect it", USAGE)  # fmt: skip
-        if dut.kind == "esp32":
-            raise BisectError(f"{opt.bench}: the esp32 DUT's ESP-IDF project is not built per commit; give "
-                              "firmware.build and firmware.image to bisect it", USAGE)  # fmt: skip
+        # the project's firmware is built per commit only for the kinds that run its presets (not a
+        # fixed image, an ESP-IDF project, a black box): hil.bench_presets knows which
+        if not bench_presets(opt.bench):
+            why = "a fixed firmware.image, an ESP-IDF project, a black box"
+            raise BisectError(f"{opt.bench}: its DUT does not run a build of the project's firmware ({why}): every "
+                              "commit would be measured on the same firmware; give firmware.build (how to build it "
+                              "at a commit)", USAGE)  # fmt: skip
         return ProjectFirmware(worktrees, opt.bench)
     if not (fw.build.repo / ".git").exists():
         raise BisectError(f"{opt.bench}: firmware.build.repo {fw.build.repo} is not a git repository", USAGE)
