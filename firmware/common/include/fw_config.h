@@ -56,6 +56,18 @@
 #define FW_ARP_QUEUE_LEN 32 /* packets held per unresolved address: a first burst outlives ARP */
 #define FW_TCP_TRACK_FLOWS 8 /* connections whose highest sent sequence number is kept (fw_tcp_track.c) */
 
+/* ---- the iperf TCP client (iperf_tcp_client.c) ---------------------------------------------------
+ *   FW_IPERF_CONNECT_TIMEOUT_US  the connect may take this long
+ *   FW_IPERF_DRAIN_TIMEOUT_US    after the last write, the last ack may take this long. On a lossy
+ *                                link a segment lost again waits for lwIP's retransmission timer,
+ *                                which doubles each time (0.5-1 s, then 1-2, 2-4, 4-8 s): 5 s ended
+ *                                a transfer at 2 % loss as `ack_timeout` while its connection was
+ *                                still recovering. 20 s covers four more losses of the same segment
+ *                                and stays below the suite's wait for the DUT's reply (twice the
+ *                                test's duration + 30 s) */
+#define FW_IPERF_CONNECT_TIMEOUT_US 5000000u
+#define FW_IPERF_DRAIN_TIMEOUT_US 20000000u
+
 /* ---- IPv4 reassembly (lwIP's ip4_frag.c; fragments are received, never sent: IP_FRAG stays 0) -------
  * Fragments wait in the receive pool's own pbufs, so reassembly takes no memory of its own but a
  * few ip_reassdata records; what it may hold is bounded so that a fragment flood (datagrams that

@@ -7,8 +7,6 @@
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
 
-#define CLOSE_TIMEOUT_US 5000000u /* the connect, and the last ack after writing, may take this long */
-
 enum state {
     ST_IDLE,
     ST_CONNECTING,
@@ -58,7 +56,7 @@ static void push(void)
     const struct iperf_config *cfg = &c.run.cfg;
     if (c.state == ST_RUNNING && done_writing(now)) {
         c.state = ST_DRAINING;
-        c.drain_deadline_us = now + CLOSE_TIMEOUT_US;
+        c.drain_deadline_us = now + FW_IPERF_DRAIN_TIMEOUT_US;
     }
     if (c.state == ST_DRAINING) {
         tcp_output(c.pcb);
@@ -195,7 +193,7 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
     tcp_recv(c.pcb, on_recv);
     tcp_sent(c.pcb, on_sent);
     c.state = ST_CONNECTING;
-    c.drain_deadline_us = fw_platform_time_us() + CLOSE_TIMEOUT_US; /* connect timeout too */
+    c.drain_deadline_us = fw_platform_time_us() + FW_IPERF_CONNECT_TIMEOUT_US; /* (the same deadline) */
     iperf_run_event(&c.run, IPERF_EVENT_CONNECTING);
     if (tcp_connect(c.pcb, &c.run.result.peer, c.run.result.peer_port, on_connected) != ERR_OK) {
         finish("connect_failed");
