@@ -162,8 +162,9 @@ class ThresholdProfile(BaseModel):
 
     def limits(self, scenario: str, case: str) -> Limits:
         """The limits of a case, else its direction's entry (`dut_tx`, `dut_rx`, `uplink`,
-        `downlink`: every case of the scenario that goes that way, e.g. `dut_tx-w8K`, `tcp-dut_tx`), else the scenario's
-        `default` entry; a case without limits is an error, never a pass."""
+        `downlink`: every case of the scenario that goes that way, e.g. `dut_tx-w8K` and
+        `tcp-dut_tx`), else the scenario's `default` entry; a case without limits is an error,
+        never a pass."""
         cases = self.scenarios.get(scenario, {})
         direction = next((d for d in CASE_DIRECTIONS if d in case.split("-")), None)
         found = cases.get(case) or (cases.get(direction) if direction else None) or cases.get("default")
