@@ -248,7 +248,7 @@ def test_the_points_come_from_the_profile_or_the_command_line() -> None:
 
 
 def test_default_limits_no_corrupted_and_no_missing_byte() -> None:
-    for name in ("virtual-100m", "qemu-50m", "bridge-virtual", "same70-100m"):
+    for name in ("virtual-100m", "qemu-20m", "bridge-virtual", "same70-100m"):
         limits = with_family_defaults(load_thresholds(profile_path(name))).limits("serial", "dut_tx-b8")
         assert sorted(limits.bounds()) == [("max", "corrupted", 0.0), ("max", "missing", 0.0)]
 

@@ -6,7 +6,7 @@ of the size's payload (IP and TCP headers without options: 40 bytes), the receiv
 exact, the wire's segments and retransmissions read from the capture (`count/tcp-dut_tx-ip100`:
 TCP loses nothing, it resends). Each count is compared with the PC's capture (hil.wire). The
 study's sender ran as fast as it could (its finding: fast senders overrun slow receivers); here
-the packets are paced at a fixed rate (PACKETS_PER_S; the count, not the rate, is what is
+the packets are paced at a fixed rate (PACKETS_PER_S, less on a slow link: pace_pps; the count, not the rate, is what is
 measured: a short test's sender rate is recorded, never a bench fault), so the count is exact
 and the loss is the path's and the DUT's, not the sender's: what is lost is counted, never
 estimated from bytes.
@@ -42,7 +42,9 @@ if TYPE_CHECKING:
 
 # an IPv4 header (20) and a UDP (8) or TCP header without options (20): the payload is the IP size less these
 HEADERS = {"udp": 28, "tcp": 40}
-PACKETS_PER_S = 2000  # the sender's pace (1500-byte datagrams: 23.5 Mbit/s, within every bench's link)
+PACKETS_PER_S = 2000  # the sender's pace (1500-byte datagrams: 23.5 Mbit/s), unless the link is slower:
+PACE_LINK_SHARE = 0.9  # then the pace that fills this share of the link with the size's frames
+WIRE_OVERHEAD_B = 38  # an Ethernet frame's bytes around its IP datagram, on the wire: header, FCS, preamble, gap
 POINTS = {"quick": ((100, 1500), 1000), "full": ((100, 500, 1000, 1500), 10_000)}  # (IP sizes, packets)
 COUNTS = frozenset({"loss_pct", "sent", "received", "lost", "retransmissions", "duplicates", "reordered"})
 # iperf 2 at both ends, also between two hosts: its server waits for the client's last datagram;
@@ -98,6 +100,14 @@ def numbered(r: TrafficResult, packets: int) -> int:
     return packets if counted == packets + 1 else counted
 
 
+def pace_pps(link_mbit: float, ip_size: int) -> int:
+    """Packets per second for `ip_size`-byte IP datagrams: PACKETS_PER_S, or on a link too slow for
+    it (QEMU's 20 Mbit/s and 1500 bytes: 1,462/s) the pace that fills PACE_LINK_SHARE of it, so
+    the count measures what the DUT and the path lose, not a shaper's queue overflowing."""
+    fits = PACE_LINK_SHARE * link_mbit * 1e6 / ((ip_size + WIRE_OVERHEAD_B) * 8)
+    return max(1, min(PACKETS_PER_S, int(fits)))
+
+
 def count_packets(hil: HilContext, point: CountPoint) -> None:
     key = f"{point.proto}-{hil.direction(point.direction)}-ip{point.ip_size}"
     limits = hil.thresholds.limits("count", key)  # none: an error before any traffic
@@ -106,8 +116,9 @@ def count_packets(hil: HilContext, point: CountPoint) -> None:
     measure_point = measure_counts if point.proto == "udp" else measure_tcp_counts
     rec = measure_point(hil, point, key)
     resent = f", {rec.measured['retransmissions']:.0f} segments resent" if "retransmissions" in rec.measured else ""
+    pace = pace_pps(hil.link_mbit, point.ip_size)
     allure.dynamic.title(
-        f"count/{key}: {point.packets} {point.what} of {point.ip_size} B (IP) at {PACKETS_PER_S}/s: "
+        f"count/{key}: {point.packets} {point.what} of {point.ip_size} B (IP) at {pace}/s: "
         f"{rec.measured['lost']:.0f} lost at worst{resent}; {criteria(rec.metrics(), limits)}"
     )
     short = [s for s in rec.extra["sent_per_run"] if s != point.packets]  # type: ignore[attr-defined]
@@ -194,8 +205,9 @@ def chart_loss_by_size(hil: HilContext, point: CountPoint) -> None:
 
 def measure_counts(hil: HilContext, point: CountPoint, key: str) -> CaseRecord:
     """The point's datagrams sent `repeat` times, counted, recorded before any check."""
-    rate = round(PACKETS_PER_S * point.ip_size * 8 / 1e6, 3)  # the IP datagrams' rate at the pace
-    expected_s = point.packets / PACKETS_PER_S
+    pace = pace_pps(hil.link_mbit, point.ip_size)
+    rate = round(pace * point.ip_size * 8 / 1e6, 3)  # the IP datagrams' rate at the pace
+    expected_s = point.packets / pace
     spec = TrafficSpec("udp", point.direction, expected_s, length=point.payload, rate_mbps=rate,  # type: ignore[arg-type]
                        amount=str(point.packets * point.payload))  # fmt: skip
     # both ends know each other's link address before the first datagram (a neighbour still to be
@@ -219,7 +231,7 @@ def measure_counts(hil: HilContext, point: CountPoint, key: str) -> CaseRecord:
     rec.loss_pct = max(rec.values)
     rec.measured.update(sent=float(min(sent)), received=float(min(s - n for s, n in zip(sent, lost, strict=True))),
                         lost=float(max(lost)))  # fmt: skip
-    rec.extra.update(x=point.ip_size, packets=point.packets, payload=point.payload, pace_pps=PACKETS_PER_S,
+    rec.extra.update(x=point.ip_size, packets=point.packets, payload=point.payload, pace_pps=pace,
                      sent_per_run=sent, lost_per_run=lost, offered_mbps=rate,
                      sender_mbps=[round(r.sender_mbps, 3) for r in runs])  # fmt: skip
     rec.traffic_s = round(sum(r.duration_s or expected_s for r in runs), 3)
@@ -239,13 +251,14 @@ def measure_counts(hil: HilContext, point: CountPoint, key: str) -> CaseRecord:
 
 def measure_tcp_counts(hil: HilContext, point: CountPoint, key: str) -> CaseRecord:
     """The point's writes sent `repeat` times over one TCP connection each, paced like the
-    datagrams (the payload's rate at PACKETS_PER_S); the receiver's bytes say how many writes
+    datagrams (the payload's rate at pace_pps); the receiver's bytes say how many writes
     arrived, the PC's capture how many segments carried them and how many were resent. iperf 2's
     server counts up to 4 bytes fewer than a stream without a client header carries (seen with the
     firmware's client; the capture has them all): a receiver short by less than half a write has
     them all, the shortfall recorded."""
-    rate = round(PACKETS_PER_S * point.payload * 8 / 1e6, 3)
-    expected_s = point.packets / PACKETS_PER_S
+    pace = pace_pps(hil.link_mbit, point.ip_size)
+    rate = round(pace * point.payload * 8 / 1e6, 3)
+    expected_s = point.packets / pace
     total = point.packets * point.payload
     spec = TrafficSpec("tcp", point.direction, expected_s, length=point.payload, rate_mbps=rate,  # type: ignore[arg-type]
                        amount=str(total))  # fmt: skip
@@ -264,7 +277,7 @@ def measure_tcp_counts(hil: HilContext, point: CountPoint, key: str) -> CaseReco
     rec = make_record("count", key, hil.dut.config.name, summarize(loss), None, unit="% lost")
     rec.loss_pct = max(rec.values)
     rec.measured.update(sent=float(point.packets), received=float(min(received)), lost=float(max(lost)))
-    rec.extra.update(x=point.ip_size, packets=point.packets, payload=point.payload, pace_pps=PACKETS_PER_S,
+    rec.extra.update(x=point.ip_size, packets=point.packets, payload=point.payload, pace_pps=pace,
                      sent_per_run=[point.packets] * len(runs), lost_per_run=lost, offered_mbps=rate,
                      bytes_per_run=got, receiver_short_bytes=[total - b for b in got],
                      sender_mbps=[round(r.sender_mbps, 3) for r in runs])  # fmt: skip
