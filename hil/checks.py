@@ -44,6 +44,13 @@ def reordered_on_the_bench(cases: list[str]) -> str:
     )
 
 
+def sender_short(cases: list[str]) -> str:
+    return (
+        f"the traffic's sender fell short of what the limits ask to arrive, and every datagram it sent "
+        f"arrived: {'; '.join(cases)}: those numbers are the sender's, not the DUT's"
+    )
+
+
 def host_starved(cases: list[str]) -> str:
     return (
         f"the DUT runs on the bench PC and waited for a host core beyond its limit in {'; '.join(cases)}: "

@@ -65,9 +65,10 @@ def add_options(add: Callable[..., object]) -> None:
         "--confirm-misses",
         action="store_true",
         default=False,
-        help="a case that misses a threshold on a DUT running on the bench PC (virtual, QEMU, a bridge in the "
-        "path) is measured once more: confirmed, it fails as the DUT's with both trials; not reproduced, it "
-        "is a bench fault (the host's load set the first trial); both trials are recorded (self-test runs)",
+        help="a case that misses a threshold (or regresses against --baseline) on a DUT running on the bench PC "
+        "(virtual, QEMU, a bridge in the path) is measured once more: confirmed, it fails as the DUT's with "
+        "both trials; not reproduced, it is a bench fault (the host's load set the first trial); both trials "
+        "are recorded (self-test runs)",
     )
     add(
         "--baseline",
