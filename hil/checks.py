@@ -22,7 +22,8 @@ class Regression(AssertionError):
 
 class BenchFault(AssertionError):
     """The bench, not the DUT, set the numbers of a case and the DUT missed no threshold on its
-    own: a traffic generator below its offered rate, a DUT emulated on the bench PC that waited
+    own: a traffic generator below its offered rate (or below what the limits ask to arrive, with
+    all it sent arrived), a DUT emulated on the bench PC that waited
     for a host core, or a bench PC whose links reordered the TCP segments they carried to it.
     Reported as a bench fault; self-test runs may xfail it
     (--bench-fault xfail)."""
@@ -47,7 +48,7 @@ def reordered_on_the_bench(cases: list[str]) -> str:
 def sender_short(cases: list[str]) -> str:
     return (
         f"the traffic's sender fell short of what the limits ask to arrive, and every datagram it sent "
-        f"arrived: {'; '.join(cases)}: those numbers are the sender's, not the DUT's"
+        f"arrived at its rate: {'; '.join(cases)}: those numbers are the sender's, not the DUT's"
     )
 
 

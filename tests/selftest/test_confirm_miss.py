@@ -140,6 +140,10 @@ def test_a_regression_on_the_bench_pc_is_measured_again(tmp_path: Path) -> None:
     assert "confirmed by a second trial: median 92.50 Mbit/s" in text and text.count("REGRESSION") == 1
     verdicts = [json.loads(line).get("verdict") for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert verdicts.count("regression") == 2 and "passed" in verdicts
+    with pytest.raises(AssertionError) as graver:  # the second trial missed a threshold: that is the verdict
+        confirm_miss(hil, "baseline", first.value, lambda: _regressed(hil, 80.0, 96.0))  # type: ignore[arg-type]
+    assert not isinstance(graver.value, Regression | BenchFault)
+    assert str(graver.value).startswith("BELOW THRESHOLD: median 92.00 Mbit/s vs baseline")
 
 
 def _offered(hil: SimpleNamespace, sent: float, delivered: float, loss_pct: float) -> CaseRecord:
@@ -157,9 +161,10 @@ def test_a_sender_short_of_what_the_limit_asks_is_a_bench_fault(tmp_path: Path) 
     limit on delivered vs offered: no DUT could have met it, so it is the sender's, a bench fault.
     With datagrams lost beyond the loss limit, the same shortfall stays the DUT's miss."""
     hil = _hil(tmp_path)
-    hil.thresholds = ThresholdProfile.model_validate(
+    offered = ThresholdProfile.model_validate(
         {"profile": "p", "scenarios": {"load_udp": {"default": {"min_efficiency_pct": 99, "max_loss_pct": 0.5}}}}
     )
+    hil.thresholds = offered
     with pytest.raises(BenchFault, match=r"sender sent 84.94 Mbit/s, less than the 85.27 Mbit/s its limits ask"):
         check(hil, "load_udp", [_offered(hil, 84.94, 84.94, 0.0)])  # type: ignore[arg-type]
     with pytest.raises(AssertionError) as lost:
@@ -168,8 +173,24 @@ def test_a_sender_short_of_what_the_limit_asks_is_a_bench_fault(tmp_path: Path) 
     with pytest.raises(AssertionError) as dut:  # the sender met the limit's rate: the shortfall is the path's
         check(hil, "load_udp", [_offered(hil, 86.13, 85.0, 0.4)])  # type: ignore[arg-type]
     assert not isinstance(dut.value, BenchFault) and "efficiency 98.7 %" in str(dut.value)
+    with pytest.raises(AssertionError) as late:  # all arrived, but slower than it was sent: the DUT's
+        check(hil, "load_udp", [_offered(hil, 84.94, 80.0, 0.0)])  # type: ignore[arg-type]
+    assert not isinstance(late.value, BenchFault), late.value
     verdicts = [json.loads(line).get("verdict") for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert verdicts.count("generator-limited") == 1
+    jitter = ThresholdProfile.model_validate({"profile": "p", "scenarios": {"load_udp": {"default": {
+        "min_efficiency_pct": 99, "max_loss_pct": 0.5, "max_jitter_ms": 1}}}})  # fmt: skip
+    hil.thresholds = jitter
+    with pytest.raises(AssertionError) as shaky:  # another limit missed too: the DUT's, whatever the sender did
+        rec = _offered(hil, 84.94, 84.94, 0.0)
+        rec.jitter_ms = 3.0
+        check(hil, "load_udp", [rec])  # type: ignore[arg-type]
+    assert not isinstance(shaky.value, BenchFault) and "jitter_ms" in str(shaky.value)
+    board = _hil(tmp_path / "board", local=False)  # a real bench: the DUT's flow control may slow the sender
+    board.thresholds = offered
+    with pytest.raises(AssertionError) as real:
+        check(board, "load_udp", [_offered(board, 84.94, 84.94, 0.0)])  # type: ignore[arg-type]
+    assert not isinstance(real.value, BenchFault) and str(real.value).startswith("BELOW THRESHOLD: load_udp/up")
     with pytest.raises(AssertionError) as own:  # the DUT sending: its own rate is the measurement
         rec = make_record("load_udp", "dut_tx-load90", "d", summarize([84.94]), 86.13)
         rec.loss_pct = 0.0

@@ -206,7 +206,7 @@ def chart_loss_by_size(hil: HilContext, point: CountPoint) -> None:
 def measure_counts(hil: HilContext, point: CountPoint, key: str) -> CaseRecord:
     """The point's datagrams sent `repeat` times, counted, recorded before any check."""
     pace = pace_pps(hil.link_mbit, point.ip_size)
-    rate = round(pace * point.ip_size * 8 / 1e6, 3)  # the IP datagrams' rate at the pace
+    rate = round(pace * point.payload * 8 / 1e6, 3)  # iperf's -b paces the payload: this rate is `pace` datagrams/s
     expected_s = point.packets / pace
     spec = TrafficSpec("udp", point.direction, expected_s, length=point.payload, rate_mbps=rate,  # type: ignore[arg-type]
                        amount=str(point.packets * point.payload))  # fmt: skip
