@@ -49,7 +49,9 @@ TABLE_HEADER = ("code", "meaning", "a workflow should", "shown by")
 TABLE = {
     ExitCode.PASSED: ("passed", "", "a passing case"),
     ExitCode.DUT_FAILED: (
-        "**DUT failure**: a threshold missed, a regression against the baseline, the DUT crashed, reset, fell "
+        "**DUT failure**: a threshold missed, a regression against the baseline (with --confirm-misses on a DUT "
+        "that runs on the bench PC: one a second trial confirms; one it does not reproduce is exit 75), the DUT "
+        "crashed, reset, fell "
         "silent, answered garbage (a malformed, infinite or out-of-range number in a reply) or stopped "
         "forwarding; also a failed quality gate",
         "never retry",
@@ -76,7 +78,8 @@ TABLE = {
     ),
     ExitCode.NO_TESTS: ("no tests selected", "", "an empty selection"),
     ExitCode.BENCH_FAULT: (
-        "**bench fault**: the traffic generator fell short of its offered rate, a DUT emulated on the bench PC "
+        "**bench fault**: the traffic generator fell short of its offered rate (or, on a DUT that runs on the "
+        "bench PC, of what a UDP case's limits ask to arrive, all it sent arrived), a DUT emulated on the bench PC "
         "starved of CPU, no probe or serial port, the peer host down, a labgrid place held by another run past "
         "the wait, a tool on the bench (iperf, ping) printed output that cannot be read (a malformed or "
         "implausible number: `ToolOutputError`), set-up (apt, pip, npm, builds) failed; the DUT was not judged",
