@@ -234,7 +234,7 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
         withheld = fig.get("unanswered", {})  # the path answered no probe: the DUT's, a limit on it fails
         cannot = {k: why for k, why in fig.get("missing", {}).items() if k not in withheld}
         found = violations(rec.metrics(), limits, rec.theory, unmeasurable=cannot, withheld=withheld)
-        if found and hil.dut.config.LOCAL and (short := _sender_short(rec, limits)):
+        if found and (short := _sender_short(rec, limits)) and hil.dut.config.LOCAL:
             rec.generator_limited = True  # every datagram sent arrived, at the sender's rate
             hil.recorder.set_verdict(rec, "generator-limited")
             short_senders.append(f"{short} ({', '.join(found)})")
