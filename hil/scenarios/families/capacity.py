@@ -18,7 +18,7 @@ import allure
 
 from hil.checks import criteria
 from hil.directions import direction_name
-from hil.results.recorder import make_record
+from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.charts import limit_line, search_chart, sweep_chart
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.families.sweeps import Axis, axis_points, int_list
@@ -26,7 +26,7 @@ from hil.scenarios.metrics import DIRECTION, THROUGHPUT, UDP, ScenarioShape
 from hil.scenarios.mlr_goals import Bound, Measurement, SearchGoal, classify, relevant_bounds
 from hil.scenarios.mlrsearch import NDR, PDR, MlrResult, mlr_search
 from hil.scenarios.profiles import DEFAULT_PDR_LOSS_PCT, FULL, QUICK, Profile
-from hil.scenarios.sweep import attach_png, attach_text, check
+from hil.scenarios.sweep import attach_png, attach_text, check, confirm_miss
 from hil.stats import summarize
 from hil.theory import frame_rate_fps, udp_frame_bytes, udp_goodput_mbps
 from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficSpec, run_traffic
@@ -151,6 +151,18 @@ class CapacitySearch:
 
 
 def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
+    """The point's search, recorded, then checked; a miss on a DUT that runs on the bench PC is
+    searched once more (--confirm-misses), as every family measures a miss again (clean-clone run
+    54: the bridge's uplink PDR at 88.3 % of the line rate on a loaded host, against 90 %)."""
+    rec = search(hil, point)
+    try:
+        check(hil, "capacity", [rec])
+    except AssertionError as miss:
+        confirm_miss(hil, "capacity", miss, lambda: search(hil, point))
+
+
+def search(hil: HilContext, point: tuple[str, int]) -> CaseRecord:
+    """The NDR and PDR search of one direction and datagram length, recorded before any check."""
     direction, length = point
     scenario = "capacity"
     theory = udp_goodput_mbps(hil.link_mbit, length)
@@ -228,7 +240,7 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
     if length == _lengths(hil.profile)[-1]:
         _attach_direction_charts(hil, named)
     assert len(res.trials) <= MAX_TRIALS, f"capacity search took more than {MAX_TRIALS} trials: {len(res.trials)}"
-    check(hil, scenario, [rec])
+    return rec
 
 
 def _dut_input(hil: HilContext, direction: str) -> tuple[str, str, str] | None:
