@@ -211,7 +211,7 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
     problems: list[str] = []
     regressions: list[str] = []
     limited = [r.case for r in records if r.generator_limited]
-    short_senders: list[str] = []
+    short_senders: list[tuple[str, str]] = []  # (the case, why)
     starved: list[str] = []
     reordered: list[str] = []
     checked = [(rec, hil.thresholds.limits(scenario, rec.case)) for rec in records]
@@ -237,7 +237,7 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
         if found and (short := _sender_short(rec, limits)) and hil.dut.config.LOCAL:
             rec.generator_limited = True  # every datagram sent arrived, at the sender's rate
             hil.recorder.set_verdict(rec, "generator-limited")
-            short_senders.append(f"{short} ({', '.join(found)})")
+            short_senders.append((rec.case, f"{short} ({', '.join(found)})"))
             continue
         if found and rec.host_starved and not _beyond_the_link(rec, limits):
             hil.recorder.set_verdict(rec, "host-starved")
@@ -252,7 +252,7 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
         explains = f" ({rec.extra['ledger_explains']})" if found and rec.extra.get("ledger_explains") else ""
         problems += [f"{scenario}/{rec.case}: {v}{explains if v.startswith(('loss', 'lost')) else ''}" for v in found]
         regressions += regressed
-    limited_or_short = limited + [s.split(":")[0] for s in short_senders]
+    limited_or_short = limited + [case for case, _ in short_senders]
     also = f" (generator-limited, not checked: {', '.join(limited_or_short)})" if limited_or_short else ""
     also += f" (missed while the DUT's host core was busy: {'; '.join(starved)})" if starved else ""
     also += f" (missed while the bench reordered the PC's segments: {'; '.join(reordered)})" if reordered else ""
@@ -262,7 +262,7 @@ def check(hil: HilContext, scenario: str, records: Sequence[CaseRecord], title: 
     if regressions:  # within its thresholds, but worse than the known-good run by more than the tolerance
         raise Regression("; ".join(regressions) + also)
     faults = [generator_shortfall(limited)] if limited else []
-    faults += [sender_short(short_senders)] if short_senders else []
+    faults += [sender_short([why for _, why in short_senders])] if short_senders else []
     faults += [host_starved(starved)] if starved else []
     faults += [reordered_on_the_bench(reordered)] if reordered else []
     if faults:
