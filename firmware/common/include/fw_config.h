@@ -106,6 +106,26 @@
                                      * board pbuf pool, so the stack keeps pbufs of its own (power of two) */
 #define FW_LINK_DELAY_MAX_MS 1000
 
+/* ---- planted defects (the host port's `fault` command: the suite's own test equipment) ---------
+ * A defect the suite plants on purpose to show that its verdicts fail a defective DUT; none is
+ * active until `fault` plants it (firmware/host/src/fault_inject.h).
+ *   FW_FAULT_HOLD_SLOTS        frames to send held at once by a hold defect (latency, ACK delay,
+ *                              clumps): 2 ms of a 100 Mbit/s link is 16 full frames; a frame that
+ *                              finds them all taken goes out at once (counted: hold_overflow)
+ *   FW_FAULT_MAX_HOLD_US       the longest hold the command takes
+ *   FW_FAULT_MAX_WORK_US       the most CPU per frame it takes
+ *   FW_FAULT_MAX_STALL_MS      the longest stall, FW_FAULT_MAX_PERIOD_MS its longest period
+ *   FW_FAULT_REORDER_DISTANCE  a reordered received frame reaches the stack after this many more,
+ *                              or FW_FAULT_REORDER_MAX_US after it arrived when fewer come: enough
+ *                              for a TCP sender's three duplicate ACKs, so it resends what arrived */
+#define FW_FAULT_HOLD_SLOTS 256
+#define FW_FAULT_MAX_HOLD_US 100000u
+#define FW_FAULT_MAX_WORK_US 10000u
+#define FW_FAULT_MAX_STALL_MS 1000u
+#define FW_FAULT_MAX_PERIOD_MS 60000u
+#define FW_FAULT_REORDER_DISTANCE 4
+#define FW_FAULT_REORDER_MAX_US 2000u
+
 /* ---- layer-2 bridge (the `bridge` build variant, preset host-bridge) ----------------------------
  * lwIP's bridgeif over FW_BRIDGE_PORTS port netifs (one per tap or MAC), the management address on
  * the bridge netif itself; learned addresses in a static table (fw_bridge_fdb.c). */

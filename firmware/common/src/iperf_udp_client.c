@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fw_config.h"
+#include "fw_fault_hooks.h"
 #include "fw_platform.h"
 #include "lwip/pbuf.h"
 #include "lwip/udp.h"
@@ -102,6 +103,11 @@ static void send_due(uint64_t now)
 static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_fn on_event, void *ctx)
 {
     iperf_run_begin(&uc.run, cfg, on_event, ctx);
+    const struct fw_fault_hooks *hooks = fw_app_fault_hooks();
+    uint32_t pct = hooks != NULL && hooks->udp_rate_pct != NULL ? hooks->udp_rate_pct() : 0;
+    if (pct > 0 && pct < 100) { /* a planted defect (fault_inject.h): a sender short of its rate */
+        uc.run.cfg.bandwidth = uc.run.cfg.bandwidth / 100u * pct;
+    }
     uc.deadline_us = 0;
     uc.seq = 0;
     uc.fin_tries = 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core_lock.h"
+#include "fault_inject.h"
 #include "fw_app.h"
 #include "fw_config.h"
 #include "fw_parse.h"
@@ -335,6 +336,10 @@ int main(int argc, char **argv)
 #endif
     if (!link_delay_install(app_netif)) {
         fprintf(stderr, "hil-fw-host: no room for the link delay line (FW_APP_MAX_COMMANDS, FW_APP_MAX_PORT_POLLS)\n");
+        return 1;
+    }
+    if (!fault_inject_install()) {
+        fprintf(stderr, "hil-fw-host: no room for the fault command (FW_APP_MAX_COMMANDS, FW_APP_MAX_PORT_POLLS)\n");
         return 1;
     }
     if (sim_ssid != NULL && !wifi_sim_init(app_netif, sim_ssid, sim_psk)) {

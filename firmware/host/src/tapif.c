@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "fault_inject.h"
 #include "fw_config.h"
 #include "fw_netif.h"
 #include "lwip/etharp.h"
@@ -58,6 +59,11 @@ static err_t tapif_output(struct netif *netif, struct pbuf *p)
         return ERR_BUF;
     }
     u16_t len = pbuf_copy_partial(p, frame, p->tot_len, 0);
+    if (fault_on_send(t->fd, frame, len)) { /* a planted defect took it (fault_inject.h): "sent" */
+        t->tx++;
+        LINK_STATS_INC(link.xmit);
+        return ERR_OK;
+    }
     ssize_t n = write(t->fd, frame, len);
     if (n != (ssize_t)len) {
         t->tx_drop++;
@@ -76,6 +82,28 @@ err_t tapif_init(struct netif *netif)
     return ERR_OK;
 }
 
+void tapif_deliver(struct netif *netif, const uint8_t *frame, size_t len)
+{
+    struct tapif *t = (struct tapif *)netif->state;
+    if (!netif_is_link_up(netif)) { /* e.g. a Wi-Fi station that has not associated: hears nothing */
+        t->rx_drop++;
+        LINK_STATS_INC(link.drop);
+        return;
+    }
+    struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
+    if (p == NULL) {
+        t->rx_drop++;
+        LINK_STATS_INC(link.memerr);
+        LINK_STATS_INC(link.drop);
+        return;
+    }
+    pbuf_take(p, frame, (u16_t)len);
+    LINK_STATS_INC(link.recv);
+    if (netif->input(p, netif) != ERR_OK) {
+        pbuf_free(p);
+    }
+}
+
 int tapif_poll(struct netif *netif, int max_frames)
 {
     struct tapif *t = (struct tapif *)netif->state;
@@ -91,23 +119,11 @@ int tapif_poll(struct netif *netif, int max_frames)
 #ifdef FW_PLANTED_DEFECT /* the host-planted build only: a defect reachable from the wire (planted_defect.h) */
         (void)fw_planted_defect_inspect(frame, (size_t)n);
 #endif
-        if (!netif_is_link_up(netif)) { /* e.g. a Wi-Fi station that has not associated: hears nothing */
-            t->rx_drop++;
-            LINK_STATS_INC(link.drop);
+        if (fault_on_receive(netif, frame, (size_t)n)) { /* a planted defect took it (fault_inject.h) */
             continue;
         }
-        struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)n, PBUF_POOL);
-        if (p == NULL) {
-            t->rx_drop++;
-            LINK_STATS_INC(link.memerr);
-            LINK_STATS_INC(link.drop);
-            continue;
-        }
-        pbuf_take(p, frame, (u16_t)n);
-        LINK_STATS_INC(link.recv);
-        if (netif->input(p, netif) != ERR_OK) {
-            pbuf_free(p);
-        }
+        tapif_deliver(netif, frame, (size_t)n);
+        fault_after_receive();
     }
     return count;
 }
