@@ -303,6 +303,10 @@ class DutBase(Strict):
     IN_PATH: ClassVar[bool] = False  # the kind can sit in the path between the PC and a peer (role in_path)
     IN_PATH_MODE: ClassVar[str] = "firmware"  # in the path: "firmware" (a program bridging two taps) | "black_box"
     HAS_CONSOLE: ClassVar[bool] = True  # a console the suite drives (identity, stats, iperf, ping)
+    # on the bench PC, the kind's program gets a core of its own and the bench's tools the others
+    # (hil.plumbing.cpu_plan); a black box's program (a kernel bridge, a model device) is the bench's
+    # own plumbing, and the frame tester's sender needs that core
+    CPU_PLAN: ClassVar[bool] = True
     # what firmware.image must be (hil.dut.images.check_image_file): "arm-elf", "host-executable"
     IMAGE_FORMAT: ClassVar[str | None] = None
 

@@ -41,6 +41,7 @@ class BlackBoxConfig(KindSection):
     IN_PATH: ClassVar[bool] = True
     IN_PATH_MODE: ClassVar[str] = InPathMode.BLACK_BOX  # the bare ports: nothing of the suite's between them
     HAS_CONSOLE: ClassVar[bool] = False
+    CPU_PLAN: ClassVar[bool] = False  # no firmware of ours: the bench keeps every core (the frame tester's sender one)
 
     kind: Literal["black_box"]
     role: Literal["in_path"] = "in_path"

@@ -17,6 +17,7 @@ from hil.console.protocol import FinalLine
 from hil.dut.adapter import BenchLink
 from hil.dut.images import ImageSource
 from hil.errors import BenchError
+from hil.plumbing.cpu_plan import place_process
 from hil.plumbing.cpu_share import CpuShareMeter, ThreadId, thread_named
 from hil.plumbing.host_dut import PtySerialLine
 from hil.plumbing.in_path import InPathTopology
@@ -46,11 +47,6 @@ class DutProgram(Protocol):
     def stop(self) -> None: ...
 
 
-# A DUT on the bench PC whose firmware thread waited for a host core longer than this share of a
-# case was slowed by the host's load: a bench fault when it missed a threshold (hil.plumbing.cpu_share).
-STARVED_WAIT_PCT = 10.0
-
-
 class LocalDut(ABC):
     # the thread that runs the firmware, by name (None: the program's main thread), and what it is
     cpu_thread_name: str | None = None
@@ -71,6 +67,7 @@ class LocalDut(ABC):
         self._line: PtySerialLine | None = None
         self._meter: CpuShareMeter | None = None
         self._cpu_thread_cache: ThreadId | None = None
+        self.placed = "not started"  # where its program runs on the bench PC's CPUs (_place)
 
     @abstractmethod
     def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
@@ -95,6 +92,18 @@ class LocalDut(ABC):
         self._program = self._start(image, self._line)
         self.current_config = config
         self.flash_count += 1
+        self._place()
+
+    def _place(self) -> None:
+        """The program on the DUT's own core at the bench's priority (hil.plumbing.cpu_plan), as a
+        board has a CPU of its own; what was done is said in the report's environment."""
+        plan, pid = self.topology.cpu_plan, self.pid
+        if plan is None or pid is None:
+            self.placed = "the scheduler's choice (no CPU plan)"
+            return
+        refused = place_process(pid, plan.dut_cpus)
+        cpus = ",".join(str(c) for c in sorted(plan.dut_cpus))
+        self.placed = f"CPU {cpus} at nice -20" if refused is None else f"not placed: {refused}"
 
     def alive(self) -> bool:
         return self._program is not None and self._program.alive()
@@ -112,7 +121,7 @@ class LocalDut(ABC):
     def cpu_meter(self) -> CpuShareMeter:
         """The firmware thread's share of a host core, sampled from now on (hil.plumbing.cpu_share)."""
         if self._meter is None:
-            self._meter = CpuShareMeter(self.cpu_thread_what, self._cpu_thread, STARVED_WAIT_PCT)
+            self._meter = CpuShareMeter(self.cpu_thread_what, self._cpu_thread)
             self._meter.start()
         return self._meter
 
@@ -143,7 +152,7 @@ class LocalDut(ABC):
         return None
 
     def environment(self) -> dict[str, str]:
-        return {}
+        return {"DUT_CPU": self.placed, "Bench_CPUs": self.topology.placement or "the scheduler's choice"}
 
     def stop(self) -> None:
         """Stops the program and releases the console port (end of the session)."""

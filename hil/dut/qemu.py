@@ -66,7 +66,7 @@ class QemuDut(LocalDut):
         return program.main_loop_scheduling if isinstance(program, QemuDutProcess) else "QEMU not started"
 
     def environment(self) -> dict[str, str]:
-        return {"QEMU_main_loop": self.main_loop_scheduling()}
+        return super().environment() | {"QEMU_main_loop": self.main_loop_scheduling()}
 
 
 @register_kind(QemuDutConfig)

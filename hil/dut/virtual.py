@@ -112,7 +112,7 @@ class VirtualDut(WifiStation, LocalDut):
         return proc
 
     def environment(self) -> dict[str, str]:
-        return {"Wi-Fi": self.wifi.describe()} if self.wifi else {}
+        return super().environment() | ({"Wi-Fi": self.wifi.describe()} if self.wifi else {})
 
 
 @register_kind(VirtualDutConfig)

@@ -36,6 +36,7 @@ from enum import StrEnum
 from typing import Literal, Self
 
 from hil.errors import BenchError
+from hil.plumbing.cpu_plan import CpuPlan, steer_receive
 from hil.plumbing.netns import (
     _NAME_RE,
     GSO_MAX_SEGS_DEFAULT,
@@ -121,6 +122,10 @@ class InPathTopology:
     pc_shaping: TbfShaping | None = field(default_factory=TbfShaping)
     peer_shaping: TbfShaping | None = None
     management: tuple[str, str] | None = None
+    # where the bench runs on the PC's CPUs (hil.plumbing.cpu_plan): each link's receive work on one
+    # CPU; the DUT's program is placed by its kind when it starts. None: the scheduler decides
+    cpu_plan: CpuPlan | None = None
+    placement: str = ""  # the plan as applied, for the report's environment (hil.plumbing.links)
     pc_ns: str = ""
     dut_ns: str = ""
     peer_ns: str = ""
@@ -213,6 +218,19 @@ class InPathTopology:
         except BaseException:
             self.destroy()
             raise
+        self._steer()
+
+    def _steer(self) -> None:
+        """Each link's receive work on one CPU (hil.plumbing.cpu_plan): the DUT's ports and taps on
+        the DUT's core, the PC's and the peer's interfaces on the bench's."""
+        plan = self.cpu_plan
+        if plan is None:
+            return
+        for ns, dev in ((self.pc_ns, PC_IF), (self.peer_ns, PEER_IF)):
+            steer_receive(self.exec_prefix(ns), dev, plan.bench_cpus, plan)
+        dut_side = [*self.ports, *(self.taps if self.mode is InPathMode.FIRMWARE else ())]
+        for dev in dut_side:
+            steer_receive(self.exec_prefix(self.dut_ns), dev, plan.dut_cpus, plan)
 
     def _links(self, side: Side) -> tuple[tuple[str, str], tuple[str, str]]:
         """(namespace, interface) of both ends of one side's link: the far host's end, the DUT's port."""

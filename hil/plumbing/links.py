@@ -10,6 +10,7 @@ from pathlib import Path
 
 from hil.config.sections import DutBase, management_pair
 from hil.dut.adapter import BenchLink
+from hil.plumbing.cpu_plan import bench_placed, make_plan
 from hil.plumbing.hardware_link import HardwareLink
 from hil.plumbing.in_path import InPathConfig, InPathMode, InPathTopology
 from hil.plumbing.netns import TbfShaping, TopologyConfig, VirtualTopology
@@ -23,21 +24,29 @@ def open_bench_link(dut: DutBase) -> Iterator[BenchLink]:
     if not dut.local:
         yield HardwareLink(net.pc_netns)
         return
-    if dut.in_path:
-        assert dut.peer is not None  # the bench file's check: role in_path has a peer
-        peer, link = dut.peer, dut.link
-        addresses = InPathConfig(net.pc_ip, net.dut_ip, peer.ip, net.prefix_len, net.dut_mac)
-        pc_shaping = TbfShaping(rate_mbit=link.rate_mbit) if link.shaping else None
-        peer_shaping = TbfShaping(rate_mbit=peer.rate_mbit) if peer.rate_mbit else None
-        management = management_pair(peer.ssh.host) if peer.ssh is not None else None
-        with InPathTopology(InPathMode(dut.IN_PATH_MODE), addresses, pc_shaping, peer_shaping, management) as path:
-            yield path
-        return
-    with VirtualTopology(TopologyConfig(net.pc_ip, net.dut_ip, net.prefix_len, net.dut_mac)) as topo:
-        if dut.link.shaping:
-            topo.shape(TbfShaping(rate_mbit=dut.link.rate_mbit))
-        topo.inject_loss(dut.link.loss_pct)
-        yield topo
+    # the DUT on a core of its own, the bench's tools on the others (hil.plumbing.cpu_plan); a black box
+    # (a kernel bridge, a model device) has no program of ours to place
+    plan = make_plan() if dut.CPU_PLAN else None
+    with bench_placed(plan) as placement:
+        if dut.in_path:
+            assert dut.peer is not None  # the bench file's check: role in_path has a peer
+            peer, link = dut.peer, dut.link
+            addresses = InPathConfig(net.pc_ip, net.dut_ip, peer.ip, net.prefix_len, net.dut_mac)
+            pc_shaping = TbfShaping(rate_mbit=link.rate_mbit) if link.shaping else None
+            peer_shaping = TbfShaping(rate_mbit=peer.rate_mbit) if peer.rate_mbit else None
+            management = management_pair(peer.ssh.host) if peer.ssh is not None else None
+            mode = InPathMode(dut.IN_PATH_MODE)
+            with InPathTopology(mode, addresses, pc_shaping, peer_shaping, management, plan) as path:
+                path.placement = placement
+                yield path
+            return
+        config = TopologyConfig(net.pc_ip, net.dut_ip, net.prefix_len, net.dut_mac)
+        with VirtualTopology(config, cpu_plan=plan) as topo:
+            topo.placement = placement
+            if dut.link.shaping:
+                topo.shape(TbfShaping(rate_mbit=dut.link.rate_mbit))
+            topo.inject_loss(dut.link.loss_pct)
+            yield topo
 
 
 def reach_peer(link: BenchLink, dut: DutBase, workdir: Path) -> contextlib.AbstractContextManager[PeerHost | None]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Self
 
 from hil.errors import BenchError
+from hil.plumbing.cpu_plan import CpuPlan, steer_receive
 
 NETNS_PREFIX = "hil-"
 PC_IF = "veth-pc"
@@ -218,6 +219,10 @@ class VirtualTopology:
     pc_ns: str = ""
     dut_ns: str = ""
     shaping: TbfShaping | None = None
+    # where the bench runs on the PC's CPUs (hil.plumbing.cpu_plan): each link's receive work on one
+    # CPU; the DUT's program is placed by its kind when it starts. None: the scheduler decides
+    cpu_plan: CpuPlan | None = None
+    placement: str = ""  # the plan as applied, for the report's environment (hil.plumbing.links)
 
     def __post_init__(self) -> None:
         global _instance_counter
@@ -262,6 +267,10 @@ class VirtualTopology:
         except BenchError:
             self.destroy()
             raise
+        if self.cpu_plan is not None:  # frames into the DUT on its core (its MAC), into the PC on the bench's
+            steer_receive(self.exec_prefix(pc), PC_IF, self.cpu_plan.bench_cpus, self.cpu_plan)
+            for dev in (DUT_IF, TAP):
+                steer_receive(self.exec_prefix(dut), dev, self.cpu_plan.dut_cpus, self.cpu_plan)
 
     def shape(self, shaping: TbfShaping) -> None:
         """Shapes both directions of the PC<->DUT link.

@@ -1,0 +1,123 @@
+"""Where the virtual bench runs on the bench PC's CPUs: the DUT on a core of its own, the bench's
+tools on the others, both above the host's other load, and the kernel's receive work of each link
+on one core.
+
+A DUT on the bench PC (the host firmware, QEMU's emulated board) has the host's CPU as its own,
+and a real board never shares its CPU with the PC's traffic generator or with whatever else a CI
+runner does. Left to the scheduler, the bench measured the host instead of the DUT:
+- a loaded host kept the DUT's thread off a core, and its frames waited (the old "host-starved"
+  excuse); a DUT that needs more CPU per frame also waits more, so waiting proved nothing;
+- a DUT on the same core as the PC's generator slowed the generator, so a DUT's own slowness came
+  out as "generator-limited";
+- the veths and the tap receive each frame on the CPU that sent it: the PC's TCP sender sends from
+  its own process and from the softirq of the CPU the DUT's ACK arrived on, so segments reached the
+  DUT through two CPUs' backlogs, out of order (the old "bench-reordered" excuse).
+
+The plan removes those causes by construction, so none of them needs an excuse:
+- the DUT's program is pinned to the last allowed CPU (its own core) at nice -20;
+- the suite (and with it every tool it starts: iperf, ping, the stream peers, captures, the peer's
+  sshd) runs on the other CPUs at nice -20, so a normal-priority load (a CI runner's, `--busy`)
+  gets at most about 1 % of a core the bench needs (CFS weights 88761 : 1024);
+- receive packet steering (RPS) puts every link's receive work on one CPU per interface: the
+  DUT's ports on the DUT's core (as a board's MAC), the PC's and the peer's on the bench's, so
+  each link's frames reach their receiver in the order they were sent.
+
+A machine with a single allowed CPU gets no plan (said in the report's environment)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCH_NICE = -20  # the DUT's and the bench tools' niceness: above any normal-priority load
+
+
+@dataclass(frozen=True)
+class CpuPlan:
+    dut_cpus: frozenset[int]  # the DUT's own core(s)
+    bench_cpus: frozenset[int]  # the suite and the tools it starts
+
+    def describe(self) -> str:
+        return (
+            f"DUT on CPU {_cpu_list(self.dut_cpus)}, the bench's tools on CPU {_cpu_list(self.bench_cpus)}, "
+            f"both at nice {BENCH_NICE}; each link's receive work steered to one CPU (RPS)"
+        )
+
+    def mask(self, cpus: frozenset[int]) -> str:
+        """`cpus` as the hexadecimal mask sysfs takes (rps_cpus)."""
+        return f"{sum(1 << c for c in cpus):x}"
+
+
+def _cpu_list(cpus: frozenset[int]) -> str:
+    return ",".join(str(c) for c in sorted(cpus))
+
+
+def make_plan() -> CpuPlan | None:
+    """The plan for this machine: the last CPU the suite may use for the DUT, the rest for the
+    bench; None with a single CPU (nothing to separate)."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        return None
+    return CpuPlan(frozenset(allowed[-1:]), frozenset(allowed[:-1]))
+
+
+def _threads(pid: int) -> list[int]:
+    try:
+        return [int(t.name) for t in Path(f"/proc/{pid}/task").iterdir()]
+    except OSError:
+        return []
+
+
+def _set(pid: int, cpus: frozenset[int] | set[int], niceness: int) -> str | None:
+    """Every thread of `pid` on `cpus` at `niceness` (Linux keeps both per thread; threads started
+    later inherit their creator's); why not, or None."""
+    threads = _threads(pid)
+    if not threads:
+        return f"process {pid} is gone"
+    for tid in threads:
+        try:
+            os.sched_setaffinity(tid, cpus)
+            os.setpriority(os.PRIO_PROCESS, tid, niceness)
+        except ProcessLookupError:
+            continue  # a thread that ended meanwhile
+        except OSError as exc:
+            return f"CPU placement refused ({exc.strerror}: run as root)"
+    return None
+
+
+def place_process(pid: int, cpus: frozenset[int]) -> str | None:
+    """Pins every thread of `pid` to `cpus` at BENCH_NICE; threads it starts later inherit both.
+    Returns why it could not (None: placed)."""
+    return _set(pid, cpus, BENCH_NICE)
+
+
+@contextlib.contextmanager
+def bench_placed(plan: CpuPlan | None) -> Iterator[str]:
+    """The suite's own process (and so every tool it starts) on the bench's CPUs at BENCH_NICE for
+    the context, restored after; yields what was done, for the report."""
+    if plan is None:
+        yield "no CPU plan: a single CPU is allowed, or the DUT is a black box (no program of ours to place)"
+        return
+    me = os.getpid()
+    before_cpus, before_nice = os.sched_getaffinity(0), os.getpriority(os.PRIO_PROCESS, 0)
+    refused = _set(me, plan.bench_cpus, BENCH_NICE)
+    if refused is not None:
+        _set(me, before_cpus, before_nice)
+        yield f"no CPU plan: {refused}"
+        return
+    try:
+        yield plan.describe()
+    finally:
+        _set(me, before_cpus, before_nice)
+
+
+def steer_receive(netns_prefix: list[str], interface: str, cpus: frozenset[int], plan: CpuPlan) -> None:
+    """Every frame `interface` receives handled on `cpus` (RPS on its receive queues), so one
+    CPU's backlog holds them in the order they came. Best effort: a kernel without RPS keeps its
+    default (the report's environment says the plan, not each interface)."""
+    script = f'for q in /sys/class/net/{interface}/queues/rx-*/rps_cpus; do echo {plan.mask(cpus)} > "$q"; done'
+    subprocess.run([*netns_prefix, "sh", "-c", script], capture_output=True, text=True, check=False)
