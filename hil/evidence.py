@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import gzip
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import allure
 
 from hil.errors import BenchError, DutError
-from hil.tools.ping import check_forwarding
+from hil.tools.ping import answers_ping, check_forwarding
 from hil.tools.watched_run import Stopped
 from hil.wire.watch import capture_text
 
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
     from hil.session import HilContext
 
 LOG_TAIL = 20000  # characters of a program's log attached
+# lwIP's pools a measurement's data passes through (hil.results.dut_side.DATA_POOLS): back at their
+# level from before the case once its traffic is over, or the DUT leaked them
+LEAK_POOLS = ("PBUF_POOL", "TCP_SEG", "PBUF")
+LEAK_SETTLE_S = (0.2, 0.5, 1.0, 2.0)  # re-read after these many seconds before calling a pool leaked
 
 
 def attach_text(name: str, text: str) -> None:
@@ -45,6 +50,37 @@ def redacted(text: str, config: DutBase) -> str:
     wifi = getattr(config, "wifi", None)
     psk = wifi.psk() if wifi is not None and wifi.psk_env else ""
     return text.replace(psk, "<psk hidden>") if psk else text
+
+
+def pools_in_use(counters: dict[str, int] | None) -> dict[str, int] | None:
+    """The DUT's data pools in use (`pool_<NAME>_used` of its `stats`); None when it does not say."""
+    if not counters:
+        return None
+    found = {name: counters[f"pool_{name}_used"] for name in LEAK_POOLS if f"pool_{name}_used" in counters}
+    return found or None
+
+
+def pools_leaked(ctx: HilContext, before: dict[str, int] | None) -> str | None:
+    """What the DUT's data pools hold after a case beyond what they held before it (idle both
+    times), once they had up to LEAK_SETTLE_S to return: a buffer leaked per connection or test
+    shows here, whatever the case measured (DUT failure). None when they are back, or the DUT does
+    not report them."""
+    if before is None:
+        return None
+    grown: dict[str, int] = {}
+    for wait_s in (0.0, *LEAK_SETTLE_S):
+        time.sleep(wait_s)
+        after = pools_in_use(ctx.dut.counters()) if ctx.dut.adapter.alive() else None
+        if after is None:
+            return None
+        grown = {name: after[name] - before[name] for name in after if name in before and after[name] > before[name]}
+        if not grown:
+            return None
+    held = ", ".join(f"{name} {n} more" for name, n in grown.items())
+    return (
+        f"the DUT's pools hold {held} buffers {sum(LEAK_SETTLE_S):g} s after the case than before it, idle both "
+        "times: a leak"
+    )
 
 
 def attach_wire(ctx: HilContext) -> None:
@@ -107,10 +143,35 @@ def dut_stopped_forwarding(ctx: HilContext) -> str | None:
     return None
 
 
+def dut_unresponsive(ctx: HilContext) -> str | None:
+    """Why the DUT is to blame for a tool of the bench that failed during a case (hil.bench_faults
+    .TOOL_FAILED): a DUT in the path that stopped forwarding or died; an endpoint DUT whose program
+    stopped, whose console no longer answers, or that no longer answers the PC's ping. None when it
+    still answers all of them: the tool's failure is then the bench's."""
+    if ctx.far_end.behind_dut:
+        return dut_stopped_forwarding(ctx)
+    adapter = ctx.dut.adapter
+    if not adapter.alive():
+        return f"the DUT stopped during the case (exit code {adapter.exit_code()})"
+    driver = ctx.dut.driver
+    if driver is not None:
+        try:
+            driver.abort_running()  # whatever the failed flow left running on it
+            driver.identify(CONSOLE_ANSWER_S)
+        except (DutError, BenchError, OSError) as exc:
+            return f"the DUT's console no longer answers ({exc})"
+    if not answers_ping(ctx.pc_side.netns_prefix, ctx.far_end.ip):
+        return f"the DUT no longer answers the PC's ping at {ctx.far_end.ip}"
+    return None
+
+
+CONSOLE_ANSWER_S = 10.0
+
+
 def as_dut_fault(ctx: HilContext, exc: BenchError) -> DutError | None:
-    """A bench error of traffic through a DUT in the path that the DUT caused (it died or stopped
-    forwarding) as the DUT's fault, naming both; None when the DUT still forwards."""
-    stopped = dut_stopped_forwarding(ctx)
+    """A tool of the bench that failed during a case, as the DUT's fault when the DUT stopped
+    answering (dut_unresponsive), naming both; None when the DUT still answers (the bench's)."""
+    stopped = dut_unresponsive(ctx)
     if stopped is None:
         return None
     failed = exc.action if isinstance(exc, Stopped) else f"the traffic failed with: {exc}"

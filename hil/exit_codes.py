@@ -50,10 +50,10 @@ TABLE = {
     ExitCode.PASSED: ("passed", "", "a passing case"),
     ExitCode.DUT_FAILED: (
         "**DUT failure**: a threshold missed, a regression against the baseline (with --confirm-misses on a DUT "
-        "that runs on the bench PC: one a second trial confirms; one it does not reproduce is exit 75), the DUT "
-        "crashed, reset, fell "
-        "silent, answered garbage (a malformed, infinite or out-of-range number in a reply) or stopped "
-        "forwarding; also a failed quality gate",
+        "that runs on the bench PC: in two of three trials), the DUT leaked buffers, crashed, reset, fell "
+        "silent, answered garbage (a malformed, infinite or out-of-range number in a reply), stopped "
+        "forwarding or stopped answering after a tool of the bench failed; also a failed quality gate. Every "
+        "miss no rule of docs/verdicts.md excuses",
         "never retry",
         "an `AssertionError`; a `DutError`",
     ),
@@ -78,11 +78,11 @@ TABLE = {
     ),
     ExitCode.NO_TESTS: ("no tests selected", "", "an empty selection"),
     ExitCode.BENCH_FAULT: (
-        "**bench fault**: the traffic generator fell short of its offered rate (or, on a DUT that runs on the "
-        "bench PC, of what a UDP case's limits ask to arrive, all it sent arrived), a DUT emulated on the bench PC "
-        "starved of CPU, no probe or serial port, the peer host down, a labgrid place held by another run past "
-        "the wait, a tool on the bench (iperf, ping) printed output that cannot be read (a malformed or "
-        "implausible number: `ToolOutputError`), set-up (apt, pip, npm, builds) failed; the DUT was not judged",
+        "**bench fault**, proven by a rule of docs/verdicts.md: a sender of the bench (never the DUT) fell short "
+        "of what a UDP case's rate asks with all it sent arrived and the DUT unable to slow it, a tool on the "
+        "bench (iperf, ping) timed out or printed output that cannot be read while the DUT still answered, no "
+        "probe or serial port, the peer host down, a labgrid place held by another run past the wait, set-up "
+        "(apt, pip, npm, builds) failed; the DUT was not judged",
         "retry (once)",
         "a `BenchError`",
     ),

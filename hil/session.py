@@ -31,6 +31,7 @@ from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
 from hil.directions import direction_name
 from hil.dut.adapter import BenchLink, DutAdapter
+from hil.dut.planted_defects import describe, plant
 from hil.errors import BenchError, DutError
 from hil.plumbing.in_path import InPathTopology
 from hil.plumbing.peer_host import PeerHost
@@ -77,6 +78,8 @@ class DutSession:
     console: EmbeddedConsole | None = None
     driver: DialectDriver | None = None
     embedded: object = None  # pytest-embedded's `dut` itself (its log is evidence)
+    # defects to plant in the firmware at every bring-up (--plant-defect: the suite's own self-test)
+    planted: dict[str, int] = field(default_factory=dict)
 
     def open_console(self, embedded: object) -> None:
         """The test's console: pytest-embedded's `dut` on the console port, in the DUT's dialect."""
@@ -202,6 +205,8 @@ class DutSession:
             )
         meter = self.adapter.cpu_meter()
         recorder.set_dut_cpu(meter.window if meter is not None else None)  # a DUT on the bench PC: its host share
+        if self.planted:  # the suite's self-test: the firmware made a defective DUT on purpose
+            recorder.planted = plant(self.console, self.planted)  # type: ignore[arg-type]
         self.identity = identity
         self.state = DutState.READY
         return identity
@@ -222,7 +227,8 @@ class HilContext:
     link_mbit: float
     topology: BenchLink
     baseline: Baseline | None = field(default=None, repr=False)  # the known-good run of the regression gate
-    # a miss on a DUT running on the bench PC is measured once more (hil.scenarios.sweep.confirm_miss)
+    # a miss on a DUT running on the bench PC is measured again, the majority of three trials the
+    # verdict (hil.scenarios.sweep.confirm_miss)
     confirm_misses: bool = False
     wire: WireWatch | None = None  # the case's captures and counters (hil.wire), None: not watched
     bench_file: str = ""  # the bench file of the run, as given (for commands a message suggests)
@@ -315,6 +321,7 @@ def environment(
         + (f", {cfg_link.loss_pct:g} % injected loss" if cfg_link.loss_pct else "")
         + ("" if cfg.local else f", real {cfg_link.rate_mbit:g} Mbit/s link"),
         **session.adapter.environment(),
+        **({"Planted_defects": f"ON PURPOSE (--plant-defect): {describe(session.planted)}"} if session.planted else {}),
         "PC_TCP_congestion_control": tcp_congestion or f"host default ({_host_congestion_control()})",
         "Kernel": platform.release(),
         "iperf2": _tool_version(["iperf", "-v"]),

@@ -100,7 +100,7 @@ export const hilMetricsRecordedRule = {
 // Verdicts of results.jsonl whose numbers say nothing about the DUT or are not gated on purpose:
 // bench faults (xfailed under --bench-fault xfail, failed otherwise) and cases measured for the
 // record only (`no_criterion` in the threshold profile, e.g. numbers that follow the host's CPU).
-export const NOT_GATED_VERDICTS = new Set(["generator-limited", "host-starved", "bench-reordered", "no criterion"]);
+export const NOT_GATED_VERDICTS = new Set(["generator-limited", "tester-limited", "no criterion"]);
 
 // hilMinEfficiency: { floorPct, exempt, resultsDir } (expected; floorPct a number or numeric
 // string, 0 for none; exempt a regex source over `scenario/case`, "" for none). Fails when the

@@ -37,7 +37,7 @@ METRIC_NAMES = {
 FAILED = "FAIL"
 REGRESSED = "REGRESSION"  # within the thresholds, worse than the baseline run by more than the tolerance
 PASSED = "pass"
-BENCH_FAULTS = ("generator-limited", "host-starved", "bench-reordered")
+BENCH_FAULTS = ("generator-limited", "tester-limited")  # the verdicts a rule of hil.bench_faults gives a record
 
 
 @dataclass
@@ -55,8 +55,7 @@ class SummaryRow:
     criterion: str  # ">= 93", "<= 0.5", "" (none on this metric)
     margin: float | None  # in the metric's unit; positive inside the limit
     margin_pct: float | None  # of the limit
-    # pass | FAIL | REGRESSION | generator-limited | host-starved | bench-reordered | info | no criterion |
-    # not checked
+    # pass | FAIL | REGRESSION | generator-limited | info | no criterion | not checked
     verdict: str
     baseline: float | None = None  # the --baseline run's median of this metric
     baseline_limit: float | None = None  # the worst value the regression gate lets pass

@@ -1,7 +1,7 @@
 """The RFC 2544 family's tester measured without the DUT (RFC 9971's recommendation): its two
 ends joined directly (hil.plumbing.tester_loop), the lower of CALIBRATION_TRIALS trials at the line
 rate per frame size is its ceiling: the search's max load, and what a DUT's throughput is compared
-with (within TESTER_MARGIN of a ceiling below the line rate: tester-limited). The ends of the
+with (within hil.bench_faults.TESTER_MARGIN of a ceiling below the line rate: tester-limited). The ends of the
 tester: on the virtual in-path bench the PC's and the peer's interfaces, on a real bench the PC's
 two NICs around the DUT (hil.plumbing.two_nics), calibrated beforehand with a cable between them
 (hil.traffic.tester_ceilings)."""
@@ -24,8 +24,6 @@ from hil.traffic.tester_ceilings import Ceiling, NicIdentity, ceilings_table, lo
 
 if TYPE_CHECKING:
     from hil.session import HilContext
-
-TESTER_MARGIN = 0.03  # a throughput within 3 % of the tester's own ceiling is the tester's number
 
 
 _CEILINGS: dict[tuple[int, int, float], Ceiling] = {}  # (frame size, slow ns, link Mbit/s) -> ceiling

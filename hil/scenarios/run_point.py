@@ -39,8 +39,9 @@ def run_point(hil: HilContext, point: SweepPoint) -> CaseRecord:
     try:
         check(hil, point.scenario, [rec])
     except AssertionError as exc:
-        if problem is None:  # the DUT missed a threshold: the verdict (confirmed on a DUT on the bench PC)
+        if problem is None:  # the DUT missed a threshold: the verdict (the majority of trials on a DUT on the bench PC)
             confirm_miss(hil, point.scenario, exc, lambda: measure(hil, point.scenario, measured))
+            return rec
         if isinstance(problem, BenchFault) and not isinstance(exc, BenchFault):
             raise  # the DUT missed a threshold: that is the verdict
         if isinstance(problem, BenchFault):  # both the bench's: one bench fault naming both

@@ -97,6 +97,7 @@ class Endpoint(Protocol):
     ip: str
     generators: tuple[Generator, ...]  # the traffic generators it speaks
     answers_udp_fin: bool  # its UDP server answers the client's FIN with a report
+    is_dut: bool  # the DUT itself: a shortfall of its sender is its own (hil.bench_faults)
 
     def receive(self, flow: FlowSpec, generator: Generator) -> AbstractContextManager[Receiving]: ...
     def send(self, flow: FlowSpec, to: str, generator: Generator) -> SenderReport: ...
@@ -248,6 +249,7 @@ class HostEndpoint:
 
     generators: tuple[Generator, ...] = ("iperf2", "iperf3")
     answers_udp_fin = True
+    is_dut = False  # a host of the bench
 
     def __init__(
         self, name: str, netns_prefix: list[str], ip: str, workdir: Path,
@@ -354,6 +356,7 @@ class ConsoleEndpoint:
 
     generators: tuple[Generator, ...] = ("iperf2",)
     answers_udp_fin = True
+    is_dut = True
 
     def __init__(self, name: str, ip: str) -> None:
         self.name = name

@@ -113,6 +113,7 @@ class ConsoleFarEnd:
 
     generator: Generator | None = None
     behind_dut = False
+    is_dut = True
 
     def __init__(self, driver: DialectDriver, name: str, ip: str) -> None:
         self.driver = driver

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from hil.bench_faults import GENERATOR_TOLERANCE  # a sender of the bench below it fell short of its rate
 from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.console.embedded_console import EmbeddedConsole
 from hil.errors import BenchError, DutError
@@ -36,8 +37,6 @@ from hil.traffic.endpoints import (
     run_flow,
     udp_receive_buffer_errors,
 )
-
-GENERATOR_TOLERANCE = 0.97  # a sender below 97 % of the requested rate is "generator-limited"
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,9 @@ class TrafficResult:
     lost: int | None = None
     datagrams: int | None = None
     jitter_ms: float | None = None
+    # a sender of the bench (never the DUT) fell short of the offered rate (hil.bench_faults.GENERATOR_SHORT)
     generator_limited: bool = False
+    sender_is_dut: bool = False  # the DUT sent it: its shortfall is its own
     bytes: int | None = None
     duration_s: float | None = None
     observed_mss: int | None = None  # MSS of the segments on the wire in the test's direction
@@ -181,7 +182,7 @@ def run_traffic(spec: TrafficSpec, pc: PcSide, far: Endpoint, generator: Generat
     sample = (lambda: probe.append(_MssProbe(pc, spec))) if spec.observe_mss else None
     flow = run_flow(sender, receiver, flow_of(spec), generator, while_running=sample)
     rx = flow.receiver
-    result = TrafficResult(spec, receiver_mbps=rx.mbps, sender_mbps=flow.sender.mbps)
+    result = TrafficResult(spec, receiver_mbps=rx.mbps, sender_mbps=flow.sender.mbps, sender_is_dut=sender.is_dut)
     result.bytes, result.duration_s = rx.bytes, rx.duration_s
     if flow.generator == "iperf3" and spec.proto == "tcp" and flow.sender.bytes is not None:
         # iperf 3's server stops counting when the test ends, before the last data in flight; TCP
@@ -195,7 +196,7 @@ def run_traffic(spec: TrafficSpec, pc: PcSide, far: Endpoint, generator: Generat
         result.lost, result.datagrams, result.jitter_ms = rx.lost, rx.datagrams, rx.jitter_ms
         result.pc_receive_drops = rx.socket_drops
         result.loss_pct = dut_loss_pct(result)
-        result.generator_limited = _limited(result.sender_mbps, spec)
+        result.generator_limited = not sender.is_dut and _limited(result.sender_mbps, spec)
     return result
 
 
@@ -234,7 +235,7 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
     if set(by_role) != {"client", "server"} or any(r.final.fields.get("status") != "ok" for r in finals):
         raise DutError(f"bidirectional test ended with {[r.final for r in finals]}")
     client, server, run = by_role["client"].final, by_role["server"].final, runs[0]
-    out_tx = TrafficResult(tx, receiver_mbps=record.mbps, sender_mbps=client.get_float("mbps"))
+    out_tx = TrafficResult(tx, receiver_mbps=record.mbps, sender_mbps=client.get_float("mbps"), sender_is_dut=True)
     out_rx = TrafficResult(rx, receiver_mbps=server.get_float("mbps"), sender_mbps=run.record.mbps)
     dut_log = "\n".join(by_role["client"].output + by_role["server"].output)
     out_tx.raw = {"pc iperf2 server": pc_raw, "dut console": dut_log}
@@ -247,7 +248,7 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
         out_tx.pc_receive_drops = udp_receive_buffer_errors(pc.netns_prefix) - drops_before
         for r in (out_tx, out_rx):
             r.loss_pct = dut_loss_pct(r)
-            r.generator_limited = _limited(r.sender_mbps, r.spec)
+            r.generator_limited = not r.sender_is_dut and _limited(r.sender_mbps, r.spec)
     return BidirResult(out_tx, out_rx)
 
 

@@ -55,6 +55,6 @@ def watch_points(link: BenchLink, far_ip: str, dut_counters: Callable[[bool], di
     assert isinstance(link, HardwareLink)
     pc = tuple(link.exec_prefix(link.pc_ns))
     nic = routed_interface(pc, far_ip)
-    ifaces = (Interface("pc", pc, nic),) if nic else ()
+    ifaces = (Interface("pc", pc, nic, pause=True),) if nic else ()  # a real NIC: its pause frames too
     hops = Hops(ifaces, (("pc", pc),), None, dut_counters)
     return ([CapturePoint("pc", pc, nic)] if nic else []), hops

@@ -28,6 +28,7 @@ class Interface:
     hop: str  # what the ledger calls it: pc, peer, dut_port_pc, ...
     prefix: tuple[str, ...]
     name: str
+    pause: bool = False  # a real NIC: its pause frames are read too (a DUT's flow control, hil.bench_faults)
 
 
 def _json(argv: list[str]) -> object:
@@ -67,6 +68,22 @@ def root_qdisc_counters(prefix: tuple[str, ...]) -> dict[str, dict[str, int]]:
     return out
 
 
+def pause_counters(prefix: tuple[str, ...], iface: str) -> dict[str, int]:
+    """A NIC's pause frames sent and received (`ethtool -I -a`: its standard flow-control
+    statistics); {} where the driver or ethtool does not report them (a veth never pauses)."""
+    try:
+        out = subprocess.run([*prefix, "ethtool", "-I", "-a", iface], capture_output=True, text=True,
+                             timeout=TIMEOUT_S, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    found: dict[str, int] = {}
+    for line in out.stdout.splitlines():
+        key, _, value = line.strip().partition(":")
+        if key in ("rx_pause_frames", "tx_pause_frames") and value.strip().isdigit():
+            found[key] = int(value)
+    return found if out.returncode == 0 else {}
+
+
 def kernel_counters(prefix: tuple[str, ...]) -> dict[str, int]:
     """The namespace's protocol counters (nstat, absolute, its history file untouched)."""
     found = _json([*prefix, "nstat", "-asz", "-j"])
@@ -99,6 +116,8 @@ class Hops:
                 out[iface.hop] = found
             if found := qdiscs[iface.prefix].get(iface.name):
                 out[f"{iface.hop}_qdisc"] = found
+            if iface.pause and (found := pause_counters(iface.prefix, iface.name)):
+                out[f"{iface.hop}_pause"] = found
         for hop, prefix in self.kernels:
             if found := kernel_counters(prefix):
                 out[f"{hop}_kernel"] = found

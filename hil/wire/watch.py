@@ -59,6 +59,8 @@ class WireSeen:
     dut_before: dict[str, int] = field(default_factory=dict)
     dut_after: dict[str, int] = field(default_factory=dict)
     injected_drops: int | None = None  # frames the link's loss injector dropped (None: no injector)
+    # pause frames the PC's real NIC received in the window (pause_received); None: not reported
+    pause: dict[str, object] | None = None
 
     @property
     def complete(self) -> bool:
@@ -107,8 +109,21 @@ class Window:
                 missed[side] = dropped
         first, last = (c.get("link_loss", {}).get("dropped") for c in (self.before, after))
         injected = last - first if first is not None and last is not None else None
-        return WireSeen(delta(self.before, after), summaries, truncated, missed, self.before.get("dut", {}),
+        seen = WireSeen(delta(self.before, after), summaries, truncated, missed, self.before.get("dut", {}),
                         after.get("dut", {}), injected)  # fmt: skip
+        seen.pause = pause_received(self.before, after, self.watch.hops)
+        return seen
+
+
+def pause_received(before: Counters, after: Counters, hops: Hops) -> dict[str, object] | None:
+    """The pause frames the PC's real NIC received during a window (read before and after:
+    evidence that the DUT did not slow the bench's sender, hil.bench_faults.GENERATOR_SHORT);
+    None where the NIC does not report them."""
+    for iface in hops.interfaces:
+        key = f"{iface.hop}_pause"
+        if iface.pause and "rx_pause_frames" in before.get(key, {}) and "rx_pause_frames" in after.get(key, {}):
+            return {"interface": iface.name, "rx": after[key]["rx_pause_frames"] - before[key]["rx_pause_frames"]}
+    return None
 
 
 @dataclass

@@ -1,5 +1,7 @@
-"""A miss on a DUT that runs on the bench PC, measured once more (--confirm-misses): the real
-checker over real records; only the bench context is a plain object (no namespace, no DUT)."""
+"""Whose fault a miss is, on the real checker over real records (only the bench context is a plain
+object: no namespace, no DUT): a miss on a DUT on the bench PC is decided by the majority of three
+trials (--confirm-misses), never called a bench fault for not being reproduced; a sender of the
+bench that fell short is the bench's only with the evidence hil.bench_faults.GENERATOR_SHORT needs."""
 
 from __future__ import annotations
 
@@ -20,10 +22,11 @@ pytestmark = pytest.mark.selftest
 LIMITS = ThresholdProfile.model_validate(
     {"profile": "p", "scenarios": {"baseline": {"tcp-dut_tx": {"min_mbps": 91, "min_efficiency_pct": 96}}}}
 )
+OWN_CORE = "CPU 1 at nice -20"  # hil.dut.local.LocalDut.placed when the CPU plan is applied
 
 
-def _hil(tmp_path: Path, local: bool = True, confirm: bool = True) -> SimpleNamespace:
-    dut = SimpleNamespace(config=SimpleNamespace(LOCAL=local, name="d"))
+def _hil(tmp_path: Path, local: bool = True, confirm: bool = True, placed: str = OWN_CORE) -> SimpleNamespace:
+    dut = SimpleNamespace(config=SimpleNamespace(LOCAL=local, name="d"), adapter=SimpleNamespace(placed=placed))
     return SimpleNamespace(thresholds=LIMITS, recorder=Recorder(tmp_path, None), baseline=None, dut=dut,
                            confirm_misses=confirm)  # fmt: skip
 
@@ -34,27 +37,54 @@ def _trial(hil: SimpleNamespace, mbps: float) -> CaseRecord:
     return rec
 
 
+def _trials(hil: SimpleNamespace, *mbps: float) -> object:
+    """The case measured again, one of `mbps` per trial, in order."""
+    left = list(mbps)
+    return lambda: _trial(hil, left.pop(0))
+
+
 def _first_miss(hil: SimpleNamespace) -> AssertionError:
     with pytest.raises(AssertionError) as miss:
         check(hil, "baseline", [_trial(hil, 70.45)])  # type: ignore[arg-type]
     return miss.value
 
 
-def test_a_miss_the_second_trial_does_not_reproduce_is_a_bench_fault(tmp_path: Path) -> None:
+def _verdicts(tmp_path: Path) -> list[str]:
+    """The verdict lines of results.jsonl (each record's own line comes first, "recorded")."""
+    lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    return [str(line["verdict"]) for line in lines if "values" not in line]
+
+
+def test_a_miss_two_more_trials_do_not_reproduce_passes_by_the_majority(tmp_path: Path) -> None:
+    """Never a bench fault: the majority of three trials decides, each recorded, the miss said."""
     hil = _hil(tmp_path)
-    with pytest.raises(BenchFault, match=r"not reproduced: baseline/tcp-dut_tx: median 70.45 Mbit/s < threshold"):
-        confirm_miss(hil, "baseline", _first_miss(hil), lambda: _trial(hil, 94.6))  # type: ignore[arg-type]
-    verdicts = [json.loads(line).get("verdict") for line in (tmp_path / "results.jsonl").read_text().splitlines()]
-    assert "below threshold" in verdicts and "passed" in verdicts  # both trials recorded with their verdicts
+    confirm_miss(hil, "baseline", _first_miss(hil), _trials(hil, 94.6, 94.7))  # type: ignore[arg-type]
+    assert _verdicts(tmp_path) == ["below threshold", "passed", "passed"]
+    assert hil.recorder.notes == [
+        "baseline: 1 of 3 trials missed (baseline/tcp-dut_tx: median 70.45 Mbit/s < threshold 91.00 Mbit/s "
+        "(theoretical 94.93 Mbit/s, measured 74.2 % of it); baseline/tcp-dut_tx: efficiency 74.2 % < threshold "
+        "96.0 % (median 70.45 Mbit/s of theoretical 94.93 Mbit/s)); 2 met every criterion (median 94.60 Mbit/s = "
+        "99.7 % of 94.93; median 94.70 Mbit/s = 99.8 % of 94.93)"
+    ]
 
 
-def test_a_miss_the_second_trial_confirms_is_the_duts(tmp_path: Path) -> None:
+def test_a_miss_a_second_trial_reproduces_is_the_duts_without_a_third(tmp_path: Path) -> None:
     hil = _hil(tmp_path)
     with pytest.raises(AssertionError) as failed:
-        confirm_miss(hil, "baseline", _first_miss(hil), lambda: _trial(hil, 71.0))  # type: ignore[arg-type]
+        confirm_miss(hil, "baseline", _first_miss(hil), _trials(hil, 71.0))  # type: ignore[arg-type]
     assert not isinstance(failed.value, BenchFault)
-    assert "median 70.45 Mbit/s" in str(failed.value) and "confirmed by a second trial" in str(failed.value)
-    assert "median 71.00 Mbit/s" in str(failed.value)
+    text = str(failed.value)
+    assert text.startswith("BELOW THRESHOLD: 2 of 2 trials missed: trial 1: baseline/tcp-dut_tx: median 70.45 Mbit/s")
+    assert "trial 2: baseline/tcp-dut_tx: median 71.00 Mbit/s" in text
+    assert len(_verdicts(tmp_path)) == 2
+
+
+def test_a_miss_the_third_trial_reproduces_is_the_duts(tmp_path: Path) -> None:
+    hil = _hil(tmp_path)
+    with pytest.raises(AssertionError) as failed:
+        confirm_miss(hil, "baseline", _first_miss(hil), _trials(hil, 94.6, 80.0))  # type: ignore[arg-type]
+    text = str(failed.value)
+    assert "2 of 3 trials missed: trial 1: " in text and "trial 3: baseline/tcp-dut_tx: median 80.00" in text
 
 
 @pytest.mark.parametrize(("local", "confirm"), [(False, True), (True, False)], ids=["real-board", "option-off"])
@@ -69,20 +99,81 @@ def test_a_real_board_or_a_run_without_the_option_keeps_its_first_verdict(
     assert failed.value is miss and trials == []  # not measured again
 
 
-def test_an_inconclusive_confirmation_leaves_the_first_miss_standing(tmp_path: Path) -> None:
-    """The second trial is itself a bench fault (its DUT starved of the host's CPU): the first
-    miss, the DUT's own, is the verdict."""
+def _udp(hil: SimpleNamespace, case: str, sent: float, delivered: float, loss_pct: float, sender: str) -> CaseRecord:
+    """A UDP point offered 86.13 Mbit/s (its theory): what its sender sent, what arrived, who sent."""
+    rec = make_record("load_udp", case, "d", summarize([delivered]), 86.13)
+    rec.loss_pct = loss_pct
+    rec.extra.update(offered_mbps=86.13, sender_mbps=[sent], sender=sender)
+    hil.recorder.record(rec, 0.0, 1.0)
+    return rec
+
+
+OFFERED = ThresholdProfile.model_validate(
+    {"profile": "p", "scenarios": {"load_udp": {"default": {"min_efficiency_pct": 99, "max_loss_pct": 0.5}}}}
+)
+
+
+def test_a_trial_the_bench_faulted_in_counts_as_a_miss(tmp_path: Path) -> None:
+    """A trial whose bench sender fell short cannot show the DUT met its limits: with the first
+    miss it is the majority, the DUT's failure."""
     hil = _hil(tmp_path)
-
-    def starved() -> CaseRecord:
-        rec = _trial(hil, 70.9)
-        rec.host_starved = True
-        return rec
-
+    hil.thresholds = OFFERED
+    with pytest.raises(AssertionError) as first:
+        check(hil, "load_udp", [_udp(hil, "dut_rx-load90", 86.13, 80.0, 0.0, "bench")])  # type: ignore[arg-type]
     with pytest.raises(AssertionError) as failed:
-        confirm_miss(hil, "baseline", _first_miss(hil), starved)  # type: ignore[arg-type]
-    assert not isinstance(failed.value, BenchFault)
-    assert "median 70.45 Mbit/s" in str(failed.value) and "confirmation trial was inconclusive" in str(failed.value)
+        confirm_miss(hil, "load_udp", first.value, lambda: _udp(hil, "dut_rx-load90", 80.0, 80.0, 0.0, "bench"))  # type: ignore[arg-type]
+    assert not isinstance(failed.value, BenchFault) and "2 of 2 trials missed" in str(failed.value)
+
+
+def test_a_bench_sender_short_is_the_benchs_only_with_the_evidence(tmp_path: Path) -> None:
+    """Clean-clone run 51: through the bridge the PC's iperf sent 84.94 Mbit/s of the 86.13
+    offered, none lost, against a 99 % limit on delivered vs offered: no DUT could have met it.
+    It is the bench's only with all of GENERATOR_SHORT's evidence; the DUT's otherwise."""
+    hil = _hil(tmp_path)
+    hil.thresholds = OFFERED
+    with pytest.raises(BenchFault, match=r"the bench's sender sent 84.94 Mbit/s of the 86.13 offered, less than the"):
+        check(hil, "load_udp", [_udp(hil, "uplink-load90", 84.94, 84.94, 0.0, "bench")])  # type: ignore[arg-type]
+    assert _verdicts(tmp_path) == ["generator-limited"]
+
+    def dut_failure(h: SimpleNamespace, rec: CaseRecord) -> str:
+        with pytest.raises(AssertionError) as failed:
+            check(h, "load_udp", [rec])  # type: ignore[arg-type]
+        assert not isinstance(failed.value, BenchFault), failed.value
+        return str(failed.value)
+
+    # datagrams lost beyond the loss limit: the DUT's, whatever the sender did
+    lost = dut_failure(hil, _udp(hil, "uplink-load90", 84.94, 84.3, 0.75, "bench"))
+    assert "loss 0.750 % > threshold 0.500 %" in lost
+    # the sender met the limit's rate: the shortfall is the path's
+    assert "efficiency 98.7 %" in dut_failure(hil, _udp(hil, "uplink-load90", 86.13, 85.0, 0.4, "bench"))
+    # all arrived, but slower than it was sent: the DUT's
+    dut_failure(hil, _udp(hil, "uplink-load90", 84.94, 80.0, 0.0, "bench"))
+    # the DUT sending: its own rate is the measurement, and the message says so
+    own = dut_failure(hil, _udp(hil, "dut_tx-load90", 79.0, 79.0, 0.0, "dut"))
+    assert "the DUT's own sender sent 79.00 of the 86.13 Mbit/s offered" in own
+    # a sender nobody identified: not provably the bench's
+    dut_failure(hil, _udp(hil, "uplink-load90", 84.94, 84.94, 0.0, ""))
+    # another limit missed too: the DUT's
+    hil.thresholds = ThresholdProfile.model_validate({"profile": "p", "scenarios": {"load_udp": {"default": {
+        "min_efficiency_pct": 99, "max_loss_pct": 0.5, "max_jitter_ms": 1}}}})  # fmt: skip
+    shaky = _udp(hil, "uplink-load90", 84.94, 84.94, 0.0, "bench")
+    shaky.jitter_ms = 3.0
+    assert "jitter_ms" in dut_failure(hil, shaky)
+    # the DUT not on a core of its own: it may have taken the sender's CPU
+    shared = _hil(tmp_path / "shared", placed="the scheduler's choice (no CPU plan)")
+    shared.thresholds = OFFERED
+    dut_failure(shared, _udp(shared, "uplink-load90", 84.94, 84.94, 0.0, "bench"))
+    # a real bench: the bench's only with its NIC's pause counters read, none received
+    board = _hil(tmp_path / "board", local=False)
+    board.thresholds = OFFERED
+    assert dut_failure(board, _udp(board, "uplink-load90", 84.94, 84.94, 0.0, "bench")).startswith("BELOW THRESHOLD")
+    paused = _udp(board, "uplink-load90", 84.94, 84.94, 0.0, "bench")
+    paused.extra["pause_frames"] = {"interface": "eth1", "rx": 12}
+    dut_failure(board, paused)
+    clean = _udp(board, "uplink-load90", 84.94, 84.94, 0.0, "bench")
+    clean.extra["pause_frames"] = {"interface": "eth1", "rx": 0}
+    with pytest.raises(BenchFault, match=r"the PC's NIC received no pause frame during the case \(eth1\)"):
+        check(board, "load_udp", [clean])  # type: ignore[arg-type]
 
 
 def _pings(hil: SimpleNamespace, p99s: tuple[float, float]) -> list[CaseRecord]:
@@ -96,18 +187,16 @@ def _pings(hil: SimpleNamespace, p99s: tuple[float, float]) -> list[CaseRecord]:
     return records
 
 
-def test_a_case_of_two_records_is_confirmed_on_both(tmp_path: Path) -> None:
-    """The latency case records both directions; one slow ping of the host sets the p99 of 20
-    (clean-clone run 32: 8.23 ms against 5, median 0.115): both are measured once more."""
+def test_a_case_of_two_records_is_judged_on_both(tmp_path: Path) -> None:
+    """The latency case records both directions; a trial misses when either does."""
     hil = _hil(tmp_path)
     hil.thresholds = ThresholdProfile.model_validate(
         {"profile": "p", "scenarios": {"latency": {"default": {"max_p99_ms": 5}}}}
     )
     with pytest.raises(AssertionError) as first:
         check(hil, "latency", _pings(hil, (8.23, 0.2)))  # type: ignore[arg-type]
-    with pytest.raises(BenchFault, match=r"not reproduced: latency/pc_to_dut: p99_ms 8.230 ms > threshold 5"):
-        confirm_miss(hil, "latency", first.value, lambda: _pings(hil, (0.3, 0.2)))  # type: ignore[arg-type]
-    with pytest.raises(AssertionError, match=r"confirmed by a second trial: latency/dut_to_pc") as confirmed:
+    confirm_miss(hil, "latency", first.value, lambda: _pings(hil, (0.3, 0.2)))  # type: ignore[arg-type]
+    with pytest.raises(AssertionError, match=r"2 of 2 trials missed: .*trial 2: latency/dut_to_pc") as confirmed:
         confirm_miss(hil, "latency", first.value, lambda: _pings(hil, (0.3, 6.0)))  # type: ignore[arg-type]
     assert not isinstance(confirmed.value, BenchFault)
 
@@ -123,77 +212,19 @@ def _regressed(hil: SimpleNamespace, mbps: float, baseline: float) -> CaseRecord
     return rec
 
 
-def test_a_regression_on_the_bench_pc_is_measured_again(tmp_path: Path) -> None:
-    """A regression against the baseline run on a DUT that shares the bench PC (clean-clone run 51:
-    an unchanged build's TCP DUT->PC at 81.7 % against its baseline's 97 % in one 2-s trial) is
-    measured once more like a threshold miss: one the second trial reproduces stays a regression
-    (a DUT failure) with both trials' numbers, one it does not is a bench fault."""
+def test_a_regression_on_the_bench_pc_is_decided_by_the_majority_too(tmp_path: Path) -> None:
+    """Reproduced, it stays a regression (a DUT failure) with every trial's numbers; a threshold
+    missed in a later trial makes the graver verdict."""
     hil = _hil(tmp_path)
     with pytest.raises(Regression) as first:
         check(hil, "baseline", [_regressed(hil, 92.0, 96.0)])  # type: ignore[arg-type]
-    with pytest.raises(BenchFault, match=r"not reproduced: median 92.00 Mbit/s vs baseline 96.00"):
-        confirm_miss(hil, "baseline", first.value, lambda: _regressed(hil, 95.5, 96.0))  # type: ignore[arg-type]
+    confirm_miss(hil, "baseline", first.value, lambda: _regressed(hil, 95.5, 96.0))  # type: ignore[arg-type]
     with pytest.raises(Regression) as confirmed:
         confirm_miss(hil, "baseline", first.value, lambda: _regressed(hil, 92.5, 96.0))  # type: ignore[arg-type]
     text = str(confirmed.value)
-    assert text.startswith("REGRESSION against the baseline: median 92.00 Mbit/s")
-    assert "confirmed by a second trial: median 92.50 Mbit/s" in text and text.count("REGRESSION") == 1
-    verdicts = [json.loads(line).get("verdict") for line in (tmp_path / "results.jsonl").read_text().splitlines()]
-    assert verdicts.count("regression") == 2 and "passed" in verdicts
+    assert text.startswith("REGRESSION against the baseline: 2 of 2 trials missed: trial 1: median 92.00 Mbit/s")
+    assert "trial 2: median 92.50 Mbit/s" in text and text.count("REGRESSION") == 1
     with pytest.raises(AssertionError) as graver:  # the second trial missed a threshold: that is the verdict
         confirm_miss(hil, "baseline", first.value, lambda: _regressed(hil, 80.0, 96.0))  # type: ignore[arg-type]
     assert not isinstance(graver.value, Regression | BenchFault)
-    assert str(graver.value).startswith("BELOW THRESHOLD: median 92.00 Mbit/s vs baseline")
-
-
-def _offered(hil: SimpleNamespace, sent: float, delivered: float, loss_pct: float) -> CaseRecord:
-    """An offered-load point: 86.13 Mbit/s offered (its theory), what the sender sent and what arrived."""
-    rec = make_record("load_udp", "uplink-load90", "d", summarize([delivered]), 86.13)
-    rec.loss_pct = loss_pct
-    rec.extra.update(offered_mbps=86.13, sender_mbps=[sent])
-    hil.recorder.record(rec, 0.0, 1.0)
-    return rec
-
-
-def test_a_sender_short_of_what_the_limit_asks_is_a_bench_fault(tmp_path: Path) -> None:
-    """Clean-clone run 51: through the bridge the PC's iperf sent 84.94 Mbit/s of the 86.13 offered
-    (98.6 %, above the 97 % that marks a generator short of its rate), none lost, against a 99 %
-    limit on delivered vs offered: no DUT could have met it, so it is the sender's, a bench fault.
-    With datagrams lost beyond the loss limit, the same shortfall stays the DUT's miss."""
-    hil = _hil(tmp_path)
-    offered = ThresholdProfile.model_validate(
-        {"profile": "p", "scenarios": {"load_udp": {"default": {"min_efficiency_pct": 99, "max_loss_pct": 0.5}}}}
-    )
-    hil.thresholds = offered
-    with pytest.raises(BenchFault, match=r"sender sent 84.94 Mbit/s, less than the 85.27 Mbit/s its limits ask"):
-        check(hil, "load_udp", [_offered(hil, 84.94, 84.94, 0.0)])  # type: ignore[arg-type]
-    with pytest.raises(AssertionError) as lost:
-        check(hil, "load_udp", [_offered(hil, 84.94, 84.3, 0.75)])  # type: ignore[arg-type]
-    assert not isinstance(lost.value, BenchFault) and "loss 0.750 % > threshold 0.500 %" in str(lost.value)
-    with pytest.raises(AssertionError) as dut:  # the sender met the limit's rate: the shortfall is the path's
-        check(hil, "load_udp", [_offered(hil, 86.13, 85.0, 0.4)])  # type: ignore[arg-type]
-    assert not isinstance(dut.value, BenchFault) and "efficiency 98.7 %" in str(dut.value)
-    with pytest.raises(AssertionError) as late:  # all arrived, but slower than it was sent: the DUT's
-        check(hil, "load_udp", [_offered(hil, 84.94, 80.0, 0.0)])  # type: ignore[arg-type]
-    assert not isinstance(late.value, BenchFault), late.value
-    verdicts = [json.loads(line).get("verdict") for line in (tmp_path / "results.jsonl").read_text().splitlines()]
-    assert verdicts.count("generator-limited") == 1
-    jitter = ThresholdProfile.model_validate({"profile": "p", "scenarios": {"load_udp": {"default": {
-        "min_efficiency_pct": 99, "max_loss_pct": 0.5, "max_jitter_ms": 1}}}})  # fmt: skip
-    hil.thresholds = jitter
-    with pytest.raises(AssertionError) as shaky:  # another limit missed too: the DUT's, whatever the sender did
-        rec = _offered(hil, 84.94, 84.94, 0.0)
-        rec.jitter_ms = 3.0
-        check(hil, "load_udp", [rec])  # type: ignore[arg-type]
-    assert not isinstance(shaky.value, BenchFault) and "jitter_ms" in str(shaky.value)
-    board = _hil(tmp_path / "board", local=False)  # a real bench: the DUT's flow control may slow the sender
-    board.thresholds = offered
-    with pytest.raises(AssertionError) as real:
-        check(board, "load_udp", [_offered(board, 84.94, 84.94, 0.0)])  # type: ignore[arg-type]
-    assert not isinstance(real.value, BenchFault) and str(real.value).startswith("BELOW THRESHOLD: load_udp/up")
-    with pytest.raises(AssertionError) as own:  # the DUT sending: its own rate is the measurement
-        rec = make_record("load_udp", "dut_tx-load90", "d", summarize([84.94]), 86.13)
-        rec.loss_pct = 0.0
-        rec.extra.update(offered_mbps=86.13, sender_mbps=[84.94])
-        check(hil, "load_udp", [rec])  # type: ignore[arg-type]
-    assert not isinstance(own.value, BenchFault), own.value
+    assert str(graver.value).startswith("BELOW THRESHOLD: 2 of 2 trials missed: trial 1: median 92.00 Mbit/s")

@@ -1,5 +1,6 @@
 """The share of a host core a DUT on the bench PC gets (hil.plumbing.cpu_share), and what the checker
-makes of a case missed while that DUT waited for a core (a bench fault, not the DUT's)."""
+makes of a case missed while that DUT waited for a core: the DUT's failure, the wait said beside it
+(hil.bench_faults.RETIRED: waiting proves nothing of the bench)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def _spinners(cpu: int, n: int) -> list[subprocess.Popen[bytes]]:
 
 
 def _share_of(pid: int, seconds: float) -> tuple[float, float]:
-    meter = CpuShareMeter("spinner", lambda: (pid, pid), starved_above_pct=10.0)
+    meter = CpuShareMeter("spinner", lambda: (pid, pid))
     meter.start()
     try:
         time.sleep(0.5)  # a sample before the window
@@ -58,7 +59,7 @@ def test_two_spinners_on_one_core_each_wait_about_half_the_time() -> None:
     assert 25.0 <= wait <= 75.0
 
 
-def test_a_sleeping_thread_is_not_starved() -> None:
+def test_a_sleeping_thread_does_not_wait() -> None:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         run, wait = _share_of(proc.pid, 1.0)
@@ -78,7 +79,7 @@ def test_a_thread_is_found_by_name_and_a_gone_process_has_none() -> None:
     # sampled while it runs, a window has its share; once it is gone, the same window has none
     # (a meter that never sampled gives none for any thread: that would prove nothing)
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-    meter = CpuShareMeter("gone", lambda: (proc.pid, proc.pid), starved_above_pct=10.0)
+    meter = CpuShareMeter("gone", lambda: (proc.pid, proc.pid))
     try:
         meter._sampler.sample()
         start = time.time()
@@ -94,36 +95,39 @@ def _context(tmp_path: Path) -> SimpleNamespace:
     profile = ThresholdProfile.model_validate(
         {"profile": "t", "scenarios": {"length_udp": {"default": {"max_loss_pct": 0.5}}}}
     )
-    return SimpleNamespace(thresholds=profile, recorder=Recorder(tmp_path, None), baseline=None)
+    dut = SimpleNamespace(config=SimpleNamespace(LOCAL=True, name="qemu"), adapter=SimpleNamespace(placed="CPU 1"))
+    return SimpleNamespace(thresholds=profile, recorder=Recorder(tmp_path, None), baseline=None, dut=dut)
 
 
 def _record(case: str, loss: float, wait_pct: float | None) -> CaseRecord:
     rec = make_record("length_udp", case, "qemu", summarize([39.7]), 44.17)
     rec.loss_pct = loss
     if wait_pct is not None:
-        rec.extra["dut_cpu"] = {"thread": "vCPU", "run_pct": 70.0, "wait_pct": wait_pct, "starved_above_pct": 10.0}
-        rec.host_starved = wait_pct > 10.0
+        rec.extra["dut_cpu"] = {"thread": "vCPU", "run_pct": 70.0, "wait_pct": wait_pct}
     return rec
 
 
-def test_a_case_missed_while_the_dut_waited_for_a_host_core_is_a_bench_fault(tmp_path: Path) -> None:
+def test_a_case_missed_while_the_dut_waited_for_a_host_core_is_the_duts(tmp_path: Path) -> None:
+    """A DUT that needs more CPU per frame waits more on a shared host too: the wait is evidence
+    beside the DUT's failure, never its excuse."""
     hil = _context(tmp_path)
-    starved = _record("dut_rx-l500", 1.2, wait_pct=21.0)
-    with pytest.raises(BenchFault, match=r"waited for a host core 21.0 % > 10.0 % of the case.*loss 1.200 %"):
-        check(hil, "length_udp", [starved, _record("dut_rx-l1448", 0.1, wait_pct=20.0)])
-    assert starved.verdict == "host-starved"
+    waited = _record("dut_rx-l500", 1.2, wait_pct=21.0)
+    with pytest.raises(AssertionError, match=BELOW_THRESHOLD) as exc:
+        check(hil, "length_udp", [waited, _record("dut_rx-l1448", 0.1, wait_pct=20.0)])  # type: ignore[arg-type]
+    assert not isinstance(exc.value, BenchFault)
+    assert "loss 1.200 % > threshold 0.500 %" in str(exc.value)
+    assert "[vCPU waited for its core 21.0 % of the case, ran 70.0 %]" in str(exc.value)
+    assert waited.verdict == "below threshold"
 
 
-def test_a_starved_dut_that_met_its_limits_passes(tmp_path: Path) -> None:
+def test_a_dut_that_waited_and_met_its_limits_passes(tmp_path: Path) -> None:
     rec = _record("dut_rx-l500", 0.1, wait_pct=30.0)
-    check(_context(tmp_path), "length_udp", [rec])
+    check(_context(tmp_path), "length_udp", [rec])  # type: ignore[arg-type]
     assert rec.verdict == "passed"
 
 
-def test_a_dut_that_missed_a_limit_with_the_host_core_to_itself_fails_as_the_dut(tmp_path: Path) -> None:
-    """The DUT's own failure wins over a starved neighbour: the case fails below threshold."""
-    recs = [_record("dut_rx-l500", 1.2, wait_pct=0.3), _record("dut_rx-l1448", 2.0, wait_pct=25.0)]
+def test_a_short_wait_is_not_said(tmp_path: Path) -> None:
+    recs = [_record("dut_rx-l500", 1.2, wait_pct=0.3)]
     with pytest.raises(AssertionError, match=BELOW_THRESHOLD) as exc:
-        check(_context(tmp_path), "length_udp", recs)
-    assert not isinstance(exc.value, BenchFault)
-    assert "missed while the DUT's host core was busy: dut_rx-l1448" in str(exc.value)
+        check(_context(tmp_path), "length_udp", recs)  # type: ignore[arg-type]
+    assert "waited" not in str(exc.value)

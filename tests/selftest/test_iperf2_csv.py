@@ -79,3 +79,15 @@ def test_pc_socket_drops_are_read_and_left_out_of_the_dut_loss() -> None:
     assert dut_loss_pct(r) == pytest.approx(0.13)  # 13 of 10,000 lost by the link and the DUT
     r.pc_receive_drops = 80  # more dropped at the PC than iperf counted lost (reordering): never negative
     assert dut_loss_pct(r) == 0.0
+
+
+def test_a_start_up_jitter_from_a_sender_with_its_own_clock_is_no_figure() -> None:
+    """iperf 2's server starts its jitter at the first datagram's transit time: a DUT's client,
+    whose clock counts from its boot, makes it read the clocks' difference (2e8 ms after 98
+    datagrams here, decaying by 15/16 each): not a figure of the path (None), not a bench fault;
+    a jitter beyond what iperf can print at all is still a malformed number."""
+    line = "19700101000000,10.77.0.1,5001,10.77.0.2,49153,1,0.0-2.0,4950000,19800000,200123456.789,0,3386,0.000,0\n"
+    r = summary_record(line)
+    assert r.jitter_ms is None and r.total == 3386 and r.loss_pct == 0.0
+    with pytest.raises(BenchError, match="jitter_ms"):
+        summary_record(line.replace("200123456.789", "1e15"))

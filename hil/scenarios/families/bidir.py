@@ -19,6 +19,7 @@ from hil.results.dut_side import dut_side
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, IPERF3, SIZE, THROUGHPUT, UDP, ScenarioShape
+from hil.scenarios.offered import BIDIR_UDP_OF_THEORY
 from hil.scenarios.sweep import add_tcp_figures, attach_text, check, confirm_miss
 from hil.scenarios.tcp_watch import DIRECTIONS, TcpWatch, segment_of
 from hil.stats import summarize
@@ -78,7 +79,7 @@ def run_bidirectional(hil: HilContext, point: BidirPoint) -> None:
     for direction in ("dut_tx", "dut_rx"):  # a case without limits is an error before any traffic
         hil.thresholds.limits(scenario, f"{name}-{hil.direction(direction)}")
     theory = tcp_goodput_mbps(hil.link_mbit, 1460) if proto == "tcp" else udp_goodput_mbps(hil.link_mbit, UDP_LEN)
-    rate = round(theory * 0.9, 3) if proto == "udp" else None
+    rate = round(theory * BIDIR_UDP_OF_THEORY, 3) if proto == "udp" else None
     duration = hil.duration_s
     if amount:
         duration = parse_iperf_size(amount) * 8 / (AMOUNT_SHARE_OF_THEORY * theory * 1e6)
@@ -120,6 +121,7 @@ def run_bidirectional(hil: HilContext, point: BidirPoint) -> None:
                 if any(x.pc_receive_drops for x in results):  # left out of the loss: the DUT delivered them
                     rec.extra["pc_receive_drops"] = [x.pc_receive_drops for x in results]
             rec.extra["sender_mbps"] = [round(x.sender_mbps, 3) for x in results]
+            rec.extra["sender"] = "dut" if any(x.sender_is_dut for x in results) else "bench"
             if amount:
                 rec.extra["amount"] = amount
             rec.traffic_s = round(traffic_s, 3) if direction == "dut_tx" else 0.0  # both ran at once

@@ -29,7 +29,7 @@ from hil.scenarios.profiles import DEFAULT_PDR_LOSS_PCT, FULL, QUICK, Profile
 from hil.scenarios.sweep import attach_png, attach_text, check, confirm_miss
 from hil.stats import summarize
 from hil.theory import frame_rate_fps, udp_frame_bytes, udp_goodput_mbps
-from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficSpec, run_traffic
+from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficResult, TrafficSpec, run_traffic
 from hil.wire.spacing import Spacing, spacing_of
 from hil.wire.watch import WireSeen
 
@@ -177,6 +177,7 @@ def search(hil: HilContext, point: tuple[str, int]) -> CaseRecord:
     start = time.time()
 
     spacings: list[Spacing | None] = []  # per trial: the gaps at the DUT's input (None: not captured)
+    senders: list[bool] = []  # per trial: the DUT sent the load itself
     into_dut = _dut_input(hil, direction)
 
     def trial(load: float, duration_s: float) -> Measurement:
@@ -184,8 +185,12 @@ def search(hil: HilContext, point: tuple[str, int]) -> CaseRecord:
         window = hil.wire.window(sides=(into_dut[0],)) if hil.wire is not None and into_dut else None
         r = run_traffic(spec, hil.pc_side, hil.far_end, hil.far_end.generator)
         spacings.append(_spacing(window.close(), into_dut, load, length) if window is not None and into_dut else None)
-        limited = r.sender_mbps < GENERATOR_TOLERANCE * load
+        senders.append(r.sender_is_dut)
         loss = (r.loss_pct or 0.0) / 100
+        if r.sender_is_dut and r.sender_mbps < GENERATOR_TOLERANCE * load:
+            # the DUT's own sender fell short: what it did not deliver of the load is its loss, never the bench's
+            return Measurement(load, duration_s, r.sender_mbps, r.receiver_mbps, max(loss, undelivered(load, r)), False)
+        limited = not r.sender_is_dut and r.sender_mbps < GENERATOR_TOLERANCE * load  # a bench sender: the bench's
         return Measurement(load, duration_s, r.sender_mbps, r.receiver_mbps, loss, limited)
 
     res = mlr_search(trial, goals, theory, max_trials=MAX_TRIALS, gated=PDR, after_gated_trials=NDR_TRIALS)
@@ -196,6 +201,7 @@ def search(hil: HilContext, point: tuple[str, int]) -> CaseRecord:
     at_pdr = [t for load, t in res.counted() if load == pdr.lower_mbps]
     rec.loss_pct = max((100 * t.loss_ratio for t in at_pdr), default=None)
     rec.generator_limited = res.generator_limited
+    rec.extra["sender"] = "dut" if any(senders) else "bench"
     rec.traffic_s = round(res.total_trial_s, 3)
     rec.measured.update(res.bound_metrics())
     frame = udp_frame_bytes(length)
@@ -241,6 +247,12 @@ def search(hil: HilContext, point: tuple[str, int]) -> CaseRecord:
         _attach_direction_charts(hil, named)
     assert len(res.trials) <= MAX_TRIALS, f"capacity search took more than {MAX_TRIALS} trials: {len(res.trials)}"
     return rec
+
+
+def undelivered(load: float, r: TrafficResult) -> float:
+    """The share of an offered load the DUT's own sender did not deliver: a DUT that sends less than
+    the load lost that much of it (its shortfall is the measurement, hil.bench_faults)."""
+    return max(0.0, 1.0 - r.receiver_mbps / load) if load > 0 else 0.0
 
 
 def _dut_input(hil: HilContext, direction: str) -> tuple[str, str, str] | None:

@@ -92,7 +92,7 @@ class Latency:
 
 def ping_both_directions(hil: HilContext) -> None:
     """Both directions' pings, checked together; a miss on a DUT that runs on the bench PC is
-    measured once more (--confirm-misses: one slow ping of a busy host sets a p99 of 20 pings)."""
+    measured again, the majority of three trials the verdict (--confirm-misses)."""
     allure.dynamic.feature("ping latency")
     allure.dynamic.story("latency both directions")
     try:

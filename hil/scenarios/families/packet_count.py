@@ -128,7 +128,7 @@ def count_packets(hil: HilContext, point: CountPoint) -> None:
     chart_loss_by_size(hil, point)
     try:
         check(hil, "count", [rec])
-    except AssertionError as miss:  # a DUT on the bench PC: measured once more (--confirm-misses)
+    except AssertionError as miss:  # a DUT on the bench PC: the majority of three trials (--confirm-misses)
         confirm_miss(hil, "count", miss, lambda: measure_point(hil, point, key))
     wire = rec.extra.get("capture_count")
     if isinstance(wire, dict) and wire.get("agrees") is False:  # the DUT met its limits: the bench's counts disagree

@@ -192,7 +192,7 @@ def run_serial(hil: HilContext, point: SerialPoint) -> None:
     try:
         try:
             check(hil, "serial", [rec])
-        except AssertionError as miss:  # a DUT on the bench PC: measured once more (--confirm-misses)
+        except AssertionError as miss:  # a DUT on the bench PC: the majority of three trials (--confirm-misses)
             confirm_miss(hil, "serial", miss, measured)
     except (BenchFault, Regression):
         raise

@@ -20,6 +20,7 @@ from hil.directions import direction_name, direction_says
 from hil.results.recorder import CaseRecord
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, IPERF3, SIZE, THROUGHPUT, UDP, ScenarioShape
+from hil.scenarios.offered import BASELINE_UDP_LEN, BASELINE_UDP_OF_LINK, UDP_OFFER_OF_THEORY
 from hil.scenarios.profiles import Profile
 from hil.theory import tcp_goodput_mbps, udp_goodput_mbps
 from hil.tools.sizes import parse_iperf_size
@@ -32,7 +33,6 @@ Proto = Literal["tcp", "udp"]
 Direction = Literal["dut_rx", "dut_tx"]
 DIRECTIONS: tuple[Direction, ...] = ("dut_rx", "dut_tx")
 FULL_SEGMENT = 1460  # the MSS of a full Ethernet frame
-UDP_OFFER_OF_THEORY = 0.90  # UDP sweeps offer 90 % of the theoretical goodput of the point's length
 
 
 @dataclass(frozen=True)
@@ -194,8 +194,6 @@ def _full_segments(env: PointEnv) -> float:
 
 
 # --- baseline (seed 000, 5.1.1; ESP-IDF's own iperf test): TCP and UDP, each direction --------
-BASELINE_UDP_LEN = 1470
-BASELINE_UDP_OF_LINK = 0.90  # iperf 2's 1 Mbit/s UDP default gave seed 000 its 1.07 Mbit/s "UDP RX"
 
 
 def _baseline(g: Group, _: object, env: PointEnv) -> Traffic:
