@@ -19,6 +19,7 @@ from hil.console.dialects.registry import dialect_info
 from hil.dut.bench_file import DEFAULT_BENCH_FILE, BenchConfig, load_bench
 from hil.dut.fault_injection import parse_kill
 from hil.dut.images import check_image_file
+from hil.dut.planted_defects import parse_planted
 from hil.paths import firmware_dir_problem
 from hil.results.baseline import Baseline, load_baseline
 from hil.run_options import swept_axes
@@ -34,6 +35,7 @@ class RunConfig:
     thresholds: ThresholdProfile
     profile: Profile
     baseline: Baseline | None
+    planted: dict[str, int] = dataclasses.field(default_factory=dict)  # --plant-defect (hil.dut.planted_defects)
 
 
 def load_run(opt: object) -> RunConfig:
@@ -47,6 +49,7 @@ def load_run(opt: object) -> RunConfig:
             raise ValueError(f"--{name.replace('_', '-')} must be positive (got {value:g})")
     if opt.inject_dut_kill:  # type: ignore[attr-defined]
         parse_kill(opt.inject_dut_kill)  # type: ignore[attr-defined]
+    planted = parse_planted(opt.plant_defect) if opt.plant_defect else {}  # type: ignore[attr-defined]
     if (problem := firmware_dir_problem()) is not None:
         raise ConfigError(problem)
     bench_path: Path = opt.bench or DEFAULT_BENCH_FILE  # type: ignore[attr-defined]
@@ -55,10 +58,17 @@ def load_run(opt: object) -> RunConfig:
     wanted = opt.dut_name  # type: ignore[attr-defined]
     if wanted is not None and wanted not in names:
         raise ConfigError(f"{bench_path}: no DUT named {wanted!r} (bench has: {', '.join(names)})")
-    dut = with_labgrid(next(d for d in bench.duts if wanted in (None, d.name)), opt)
+    dut = with_link_rate(with_labgrid(next(d for d in bench.duts if wanted in (None, d.name)), opt), opt)
+    if planted and not dut.HAS_CONSOLE:
+        raise ConfigError(f"--plant-defect: DUT {dut.name} (kind {dut.kind}) has no console to plant defects through")
     thresholds_path = opt.thresholds or profile_path(dut.thresholds)  # type: ignore[attr-defined]
     thresholds = load_thresholds(thresholds_path)
     check_thresholds(thresholds, thresholds_path)
+    if thresholds.link_mbit is not None and dut.local and thresholds.link_mbit != dut.link.rate_mbit:
+        raise ConfigError(
+            f"{thresholds_path}: its limits are for a {thresholds.link_mbit:g} Mbit/s link, DUT {dut.name}'s runs at "
+            f"{dut.link.rate_mbit:g} (--link-mbit or the bench file): give --thresholds for that rate"
+        )
     if not opt.collectonly:  # type: ignore[attr-defined]  # secrets are needed to run, not to list the tests
         for secret in bench.secrets:
             secret.value()
@@ -68,7 +78,7 @@ def load_run(opt: object) -> RunConfig:
     thresholds = with_family_defaults(thresholds)
     profile = profile_from_options(opt)
     baseline = _baseline(opt.baseline, dut.name, opt.profile, thresholds)  # type: ignore[attr-defined]
-    return RunConfig(bench, dut, thresholds, profile, baseline)
+    return RunConfig(bench, dut, thresholds, profile, baseline, planted)
 
 
 def profile_from_options(opt: object) -> Profile:
@@ -81,6 +91,20 @@ def profile_from_options(opt: object) -> Profile:
     if sweeps:
         changes["sweeps"] = sweeps
     return dataclasses.replace(profile, **changes)  # type: ignore[arg-type]
+
+
+def with_link_rate(dut: DutBase, opt: object) -> DutBase:
+    """The DUT with --link-mbit applied: its virtual link shaped at that rate (one line for a real
+    link, whose rate is the cable's)."""
+    rate = opt.link_mbit  # type: ignore[attr-defined]
+    if rate is None:
+        return dut
+    if not dut.local:
+        raise ConfigError(f"--link-mbit: DUT {dut.name} is on a real link (kind {dut.kind}): its rate is the cable's")
+    if not 0 < rate <= 100_000:
+        raise ConfigError(f"--link-mbit must be above 0 and at most 100000 (got {rate:g})")
+    link = dut.link.model_copy(update={"rate_mbit": rate})
+    return dut.model_copy(update={"link": link})
 
 
 def with_labgrid(dut: DutBase, opt: object) -> DutBase:

@@ -43,6 +43,14 @@ def add_options(add: Callable[..., object]) -> None:
         help="quick: the whole matrix in minutes (CI); full: the seeds' durations and points (default); "
         "rfc2544: full with the capacity search's trials at RFC 2544's 60 s",
     )
+    add(
+        "--link-mbit",
+        type=float,
+        default=None,
+        metavar="MBIT",
+        help="the virtual bench's shaped link at this rate instead of the bench file's (a real link keeps its "
+        "own); the threshold profile must be one for that rate (--thresholds, e.g. thresholds/virtual-20m.yaml)",
+    )
     add("--repeat", type=int, default=None, help="repetitions per case, median asserted (default: profile)")
     add("--duration", type=float, default=None, help="seconds per traffic test (default: profile)")
     add("--stream-duration", type=float, default=None, help="seconds per stress stream run (default: profile)")
@@ -56,8 +64,9 @@ def add_options(add: Callable[..., object]) -> None:
         dest="bench_fault",
         choices=("fail", "xfail"),
         default="fail",
-        help="a case whose only problem is the bench (a traffic generator below its offered rate, or a "
-        "DUT emulated on the bench PC that missed a threshold while it waited for a host core): fail it "
+        help="a case whose only problem is the bench, proven by a rule of hil/bench_faults.py (docs/verdicts.md: "
+        "a sender of the bench below its offered rate with all it sent arrived, a tool that failed while the DUT "
+        "still answered): fail it "
         "(default: the main job, real benches), or xfail it with the reason (self-test runs, whose gate "
         "must not depend on how busy the machine is)",
     )
@@ -66,9 +75,8 @@ def add_options(add: Callable[..., object]) -> None:
         action="store_true",
         default=False,
         help="a case that misses a threshold (or regresses against --baseline) on a DUT running on the bench PC "
-        "(virtual, QEMU, a bridge in the path) is measured once more: confirmed, it fails as the DUT's with "
-        "both trials; not reproduced, it is a bench fault (the host's load set the first trial); both trials "
-        "are recorded (self-test runs)",
+        "(virtual, QEMU, a bridge in the path) is measured again: the majority of three trials is the verdict, "
+        "never a bench fault; every trial is recorded (self-test runs)",
     )
     add(
         "--baseline",
@@ -98,6 +106,15 @@ def add_options(add: Callable[..., object]) -> None:
         default=None,
         metavar="CASE@SECONDS",
         help="fault injection: kill the DUT SECONDS into the first test whose id contains CASE",
+    )
+    add(
+        "--plant-defect",
+        dest="plant_defect",
+        default=None,
+        metavar="NAME=VALUE[,...]",
+        help="the suite's own self-test: plant defects in the DUT's firmware on purpose (the project's host "
+        "firmware's `fault` command: tx_work_us, rx_drop_ppm, ack_delay_us, ...; docs/verdicts.md), which the "
+        "verdicts must fail as the DUT's; every record says what was planted",
     )
     add(
         "--wire-capture",

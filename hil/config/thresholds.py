@@ -54,6 +54,10 @@ class Limits(BaseModel):
     # a case measured for the record only, said so with the reason: "no criterion" in its title
     # and the summary (a case without limits and without this is an error, never a silent pass)
     no_criterion: Annotated[str, Field(min_length=3)] | None = None
+    # why a floor sits below 90 % of its case's theoretical or expected value: the physics of the
+    # construction (a queue, a window, a protocol's dynamics), never the bench PC's speed
+    # (hil.scenarios.floors lists every such floor with it)
+    physics: Annotated[str, Field(min_length=20)] | None = None
 
     @model_validator(mode="after")
     def _keys_and_not_empty(self) -> Limits:

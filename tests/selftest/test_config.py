@@ -28,8 +28,9 @@ def test_default_bench_and_profile_load():
     dut = bench.duts[0]
     assert dut.kind == "virtual" and dut.link.rate_mbit == 100 and dut.link.shaping
     profile = load_thresholds(profile_path(dut.thresholds))
-    for case in ("tcp-dut_tx", "tcp-dut_rx", "udp-dut_tx", "udp-dut_rx"):
-        assert profile.limits("baseline", case).min_mbps
+    for case in ("tcp-dut_tx", "tcp-dut_rx", "udp-dut_tx", "udp-dut_rx"):  # a floor on each, by rate or share
+        limits = profile.limits("baseline", case)
+        assert limits.min_mbps or limits.min_efficiency_pct
 
 
 ESP = "duts:\n  - name: d\n    kind: esp32\n    console: {port: /dev/ttyUSB0}\n    link: {shaping: false}\n"

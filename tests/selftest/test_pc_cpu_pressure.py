@@ -82,4 +82,4 @@ def test_every_record_carries_the_pc_s_cpu_pressure(tmp_path: Path) -> None:
     recorder.record(rec, start, time.time())
     line = json.loads((tmp_path / "results.jsonl").read_text().splitlines()[-1])
     assert 5 <= line["extra"]["pc_cpu"]["some_pct"] <= 12
-    assert not line["host_starved"]  # evidence, not a verdict
+    assert line["verdict"] == "recorded"  # evidence, not a verdict
