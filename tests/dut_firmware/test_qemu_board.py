@@ -83,7 +83,7 @@ def test_the_vcpu_thread_is_found_and_its_share_of_a_core_measured(board: Board)
     assert pid is not None
     tid = thread_named(pid, VCPU_THREAD)
     assert tid is not None and tid != pid
-    meter = CpuShareMeter("vCPU", lambda: (pid, tid), starved_above_pct=10.0)
+    meter = CpuShareMeter("vCPU", lambda: (pid, tid))
     meter.start()
     try:
         time.sleep(0.5)

@@ -101,6 +101,7 @@ def test_the_github_workflow_retries_a_bench_fault_fails_a_dut_failure_and_carri
     assert len(carried) == 2 and carried[0] == history_runs(saved)[0], carried
 
 
+@pytest.mark.extended  # `./suite test --extended` (time: the test command runs the GitHub workflow, the same job)
 def test_the_gitlab_pipeline_retries_a_bench_fault_fails_a_dut_failure_and_carries_its_history(
     tmp_path: Path, repo: Path
 ) -> None:

@@ -302,7 +302,7 @@ def test_a_slowed_tester_is_reported_as_the_limit(tmp_path: Path) -> None:
     proc = run_suite(results, "--bench", str(PROJECT_ROOT / "bench" / "black-box.yaml"), "--profile", "quick",
                      "--frame-sizes", "512", "--rfc2544-tests", "throughput", "--tester-slow-ns", "60000",
                      "-k", "downlink", tests=RFC2544, timeout=600)  # fmt: skip
-    shortfall = "BENCH FAULT: the traffic generator could not reach the offered rate for downlink-f512"
+    shortfall = "BENCH FAULT: a sender of the bench fell short of what the limits ask to arrive: downlink-f512"
     ok = proc.returncode == 0 or (proc.returncode == ExitCode.BENCH_FAULT and shortfall in proc.stdout)
     assert ok, proc.stdout[-3000:] + proc.stderr[-2000:]
     rec = _records(results)["downlink-f512"]

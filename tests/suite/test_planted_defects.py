@@ -1,0 +1,130 @@
+"""A defective DUT is always the DUT's failure: defects planted in the project's host firmware on
+purpose (--plant-defect, hil.dut.planted_defects; the firmware's `fault` command) must each fail
+the cases they touch as the DUT's (exit 1, the case named, a threshold or the DUT's own health
+missed), never pass and never be called a bench fault, once with the bench PC idle and once with
+one of its cores kept busy. Each is small: at most about 10 % less throughput, 0.5 % loss, 1 ms of
+added latency. Each shows one guard of hil.bench_faults holding: the rule (or the retired excuse)
+it names would otherwise have excused it.
+
+The unplanted firmware runs the TCP baseline cases first, idle and busy: it must pass both (no
+false alarm), and its own CPU per frame sizes the per-frame work defects, so that they cost the same
+share of the link on any machine (the link's frame time over the defect's share, less what the
+DUT already spends).
+
+Every run's verdicts go to `results/planted-defects.txt` (the detection table): defect, case,
+idle or busy, verdict and the measured figure."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hil.exit_codes import ExitCode
+from hil.paths import PROJECT_ROOT
+from hil.theory import frame_rate_fps
+from tests.support.planted import ChildRun, child_run, cpu_us_per_frame
+
+pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
+
+LINK_MBIT = 20.0  # bench/virtual-20m.yaml
+FULL_FRAME = 1518  # a full TCP segment's frame, MAC header to FCS
+WORK_SHARE = 0.92  # the per-frame work defects leave the DUT this share of the link's frame rate
+TABLE = PROJECT_ROOT / "results" / "planted-defects.txt"
+
+
+@dataclass(frozen=True)
+class Defect:
+    name: str
+    planted: str  # --plant-defect's text; WORK_TX / WORK_RX: sized from the unplanted run
+    selection: tuple[str, ...]  # what it runs (pytest -m / -k)
+    must_fail: tuple[str, ...]  # the cases that must fail as the DUT's
+    guard: str  # the rule of hil.bench_faults (or the retired excuse) that would have excused it
+
+
+WORK_TX, WORK_RX = "tx_work_us={tx}", "rx_work_us={rx}"
+BASE, LATENCY = ("-m", "baseline"), ("-m", "latency", "-k", "not flood and not loaded")
+TCP_TX, TCP_RX, UDP_TX, UDP_RX = (
+    "baseline/tcp-dut_tx",
+    "baseline/tcp-dut_rx",
+    "baseline/udp-dut_tx",
+    "baseline/udp-dut_rx",
+)
+DUT_SENDER = "generator-limited for the DUT's own sender"
+DEFECTS = tuple(Defect(*d) for d in (  # name, planted, selection, must fail, the guard it shows
+    ("slower send", WORK_TX, (*BASE, "-k", "tcp-dut_tx"), (TCP_TX,), "host-starved"),
+    ("slower receive", WORK_RX, (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "host-starved"),
+    ("silent receive loss", "rx_drop_ppm=5000", ("-m", "baseline or stress", "-k", "dut_rx or stress"),
+     (TCP_RX, UDP_RX, "stress"), "compressed-bursts"),
+    ("send loss", "tx_drop_ppm=5000", (*BASE, "-k", "dut_tx"), (TCP_TX, UDP_TX), "generator-limited"),
+    ("reordering", "rx_reorder_ppm=5000", (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "bench-reordered"),
+    ("periodic stall", "stall_ms=20,stall_every_ms=250", (*BASE, "-k", "tcp"), (TCP_TX, TCP_RX), "not-reproduced"),
+    ("delayed ACKs", "ack_delay_us=6000", (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "not-reproduced"),
+    ("dropped ACKs", "ack_drop_ppm=600000", (*BASE, "-k", "tcp-dut_tx"), (TCP_TX,), "not-reproduced"),
+    ("added latency", "latency_us=1000", LATENCY, ("latency",), "not-reproduced"),
+    ("UDP sender short of its rate", "udp_rate_pct=92",
+     ("-m", "baseline or capacity", "-k", "udp-dut_tx or dut_tx-l1448"), (UDP_TX, "capacity/dut_tx-l1448"), DUT_SENDER),
+    ("clumped transmit bursts", "tx_clump_us=1000", LATENCY, ("latency",), "not-reproduced"),
+    ("buffer leaked per test", "leak_per_test=1", (*BASE, "-k", "udp-dut_rx"), (UDP_RX,), "tool-failed"),
+    ("pool exhausted by a leak", "leak_per_test=128", (*BASE, "-k", "tcp"), (TCP_TX, TCP_RX), "tool-failed"),
+))  # fmt: skip
+# the cases that size the per-frame work defects (the virtual bench's whole matrix, idle and busy, is
+# the test command's own run; `python -m benchmarks.bench_margin` counts false alarms over 20 runs)
+CONTROL = ("-m", "baseline", "-k", "tcp")
+
+
+def _say(line: str) -> None:
+    TABLE.parent.mkdir(parents=True, exist_ok=True)
+    with TABLE.open("a") as f:
+        f.write(line + "\n")
+
+
+def _figure(run: ChildRun, case: str) -> str:
+    """The case's own number in the run (its first trial), for the table."""
+    found = [r for r in run.records if f"{r['scenario']}/{r['case']}".startswith(case)]
+    if not found:
+        return "no record"
+    r = found[0]
+    eff = f" ({float(r['efficiency_pct']):.1f} %)" if r.get("efficiency_pct") is not None else ""  # type: ignore[arg-type]
+    loss = f", loss {float(r['loss_pct']):.3f} %" if r.get("loss_pct") else ""  # type: ignore[arg-type]
+    return f"{float(r['median']):.3f} {r['unit']}{eff}{loss}"  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module", params=[0, 1], ids=["idle", "busy"])
+def control(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, ChildRun]:
+    """The firmware as built, on the TCP cases whose CPU per frame sizes the work defects: both
+    pass (no false alarm)."""
+    busy = int(request.param)
+    run = child_run(tmp_path_factory.mktemp(f"control-{busy}"), CONTROL, None, busy)
+    where = "one core busy" if busy else "idle"
+    _say(f"{time.strftime('%F %T')} unplanted firmware, {where}: exit {run.returncode} in {run.seconds:.0f} s")
+    failed = {c: o.message[:300] for c, o in run.outcomes.items() if o.status in ("failed", "error")}
+    assert run.returncode == ExitCode.PASSED and not failed, (failed, run.tail())
+    return busy, run
+
+
+@pytest.mark.parametrize("defect", DEFECTS, ids=[d.name.replace(" ", "-") for d in DEFECTS])
+def test_a_planted_defect_fails_as_the_duts(defect: Defect, control: tuple[int, ChildRun], tmp_path: Path) -> None:
+    busy, unplanted = control
+    frame_us = 1e6 / frame_rate_fps(LINK_MBIT, FULL_FRAME)
+    tx = round(frame_us / WORK_SHARE - cpu_us_per_frame(unplanted, "baseline/tcp-dut_tx", "link_xmit"))
+    rx = round(frame_us / WORK_SHARE - cpu_us_per_frame(unplanted, "baseline/tcp-dut_rx", "link_recv"))
+    planted = defect.planted.format(tx=tx, rx=rx)
+    run = child_run(tmp_path, defect.selection, planted, busy)
+    where = "one core busy" if busy else "idle"
+    for case in defect.must_fail:
+        outcome = next((o for c, o in run.outcomes.items() if c == case or c.startswith(f"{case}")), None)
+        verdict = "missing" if outcome is None else "bench fault" if outcome.bench_fault else outcome.status
+        took = f", {outcome.seconds:.0f} s" if outcome is not None else ""
+        _say(f"  {defect.name} ({planted}), {where}: {case}: {verdict}; {_figure(run, case)}{took}")
+    _say(f"  ({defect.name}, {where}: the child run took {run.seconds:.0f} s, exit {run.returncode})")
+    assert run.returncode == ExitCode.DUT_FAILED, f"exit {run.returncode}, not the DUT's failure\n{run.tail()}"
+    faults = [o for o in run.outcomes.values() if o.bench_fault]
+    assert not faults, f"a planted defect called a bench fault: {faults}"
+    for case in defect.must_fail:
+        outcome = next((o for c, o in run.outcomes.items() if c == case), None)
+        assert outcome is not None, f"{case} did not run: {sorted(run.outcomes)}"
+        assert outcome.status in ("failed", "error"), f"{case} {outcome.status} with {planted} planted"
+        assert planted.split("=")[0] in run.stdout or case.split("/")[0] in outcome.message, outcome.message
