@@ -56,10 +56,25 @@ def _cpu_list(cpus: frozenset[int]) -> str:
     return ",".join(str(c) for c in sorted(cpus))
 
 
+ALL_CPUS_ENV = "HIL_MACHINE_CPUS"  # the CPUs the first placed run was allowed, for the runs it starts
+
+
+def machine_cpus() -> list[int]:
+    """The CPUs the suite may use on this machine: those its first run was allowed before it placed
+    itself (a run started by a placed run, the test command's child runs, inherits its parent's
+    bench CPUs only, and must not plan within them), else this process's."""
+    inherited = os.environ.get(ALL_CPUS_ENV, "")
+    try:
+        cpus = sorted({int(c) for c in inherited.split(",") if c.strip()})
+    except ValueError:
+        cpus = []
+    return cpus or sorted(os.sched_getaffinity(0))
+
+
 def make_plan() -> CpuPlan | None:
     """The plan for this machine: the last CPU the suite may use for the DUT, the rest for the
     bench; None with a single CPU (nothing to separate)."""
-    allowed = sorted(os.sched_getaffinity(0))
+    allowed = machine_cpus()
     if len(allowed) < 2:
         return None
     return CpuPlan(frozenset(allowed[-1:]), frozenset(allowed[:-1]))
@@ -99,11 +114,16 @@ def place_process(pid: int, cpus: frozenset[int]) -> str | None:
 def bench_placed(plan: CpuPlan | None) -> Iterator[str]:
     """The suite's own process (and so every tool it starts) on the bench's CPUs at BENCH_NICE for
     the context, restored after; yields what was done, for the report."""
-    if plan is None:
-        yield "no CPU plan: a single CPU is allowed, or the DUT is a black box (no program of ours to place)"
-        return
     me = os.getpid()
     before_cpus, before_nice = os.sched_getaffinity(0), os.getpriority(os.PRIO_PROCESS, 0)
+    os.environ.setdefault(ALL_CPUS_ENV, _cpu_list(frozenset(machine_cpus())))
+    if plan is None:  # every CPU of the machine for the bench's tools (a parent's placement not inherited)
+        _set(me, set(machine_cpus()), before_nice)
+        try:
+            yield "no CPU plan: a single CPU is allowed, or the DUT is a black box (no program of ours to place)"
+        finally:
+            _set(me, before_cpus, before_nice)
+        return
     refused = _set(me, plan.bench_cpus, BENCH_NICE)
     if refused is not None:
         _set(me, before_cpus, before_nice)

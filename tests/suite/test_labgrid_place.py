@@ -107,7 +107,7 @@ def test_a_place_gives_the_suite_its_dut_and_is_locked_released_and_recovered(
     iperf_before = iperf_processes()
 
     # one run: locked, measured through the place's console and NIC, released
-    first = start_suite(bench, tmp_path / "first", "--duration", "6")
+    first = start_suite(bench, tmp_path / "first", "--duration", "10")
     holder = wait_holder(lab, first.pid)
     # a second run wanting the same place waits (bounded), then stops with one line naming the holder
     second = subprocess.run(suite_argv(bench, tmp_path / "second", "--labgrid-wait", "3"), cwd=PROJECT_ROOT,

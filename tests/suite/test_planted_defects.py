@@ -56,7 +56,7 @@ DUT_SENDER = "generator-limited for the DUT's own sender"
 DEFECTS = tuple(Defect(*d) for d in (  # name, planted, selection, must fail, the guard it shows
     ("slower send", WORK_TX, (*BASE, "-k", "tcp-dut_tx"), (TCP_TX,), "host-starved"),
     ("slower receive", WORK_RX, (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "host-starved"),
-    ("silent receive loss", "rx_drop_ppm=5000", ("-m", "baseline or stress", "-k", "dut_rx or stress"),
+    ("silent receive loss", "rx_drop_ppm=5000", ("-m", "baseline or stress", "-k", "dut_rx or stress-stress"),
      (TCP_RX, UDP_RX, "stress"), "compressed-bursts"),
     ("send loss", "tx_drop_ppm=5000", (*BASE, "-k", "dut_tx"), (TCP_TX, UDP_TX), "generator-limited"),
     ("reordering", "rx_reorder_ppm=5000", (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "bench-reordered"),

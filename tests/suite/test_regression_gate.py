@@ -84,6 +84,7 @@ def run_without_bench_fault(results: Path, *args: str) -> subprocess.CompletedPr
     return run
 
 
+@pytest.mark.extended  # `./suite test --extended` (time: the GitHub workflow's test runs the same CI job)
 def test_baseline_gate_passes_an_unchanged_run_and_fails_a_slower_link_as_regression(tmp_path: Path) -> None:
     thresholds = tmp_path / "relative-only.yaml"
     thresholds.write_text(RELATIVE_THRESHOLDS)

@@ -189,11 +189,12 @@ def _queue_problems(recs: dict[str, dict]) -> list[str]:
     return [why for ok, why in checks if not ok]
 
 
+@pytest.mark.extended  # `./suite test --extended` (time: the test command keeps the slowed tester)
 def test_a_queue_of_known_length_every_rfc2544_test(tmp_path: Path) -> None:
     _measured(tmp_path, "model-queue", ("--frame-sizes", "64", "-k", "downlink"), _queue_problems)
 
 
-@pytest.mark.extended  # `./suite test --extended` (time: the test command keeps the queue model)
+@pytest.mark.extended  # `./suite test --extended` (time)
 def test_a_bit_rate_limit(tmp_path: Path) -> None:
     """At each frame size of $HIL_MODEL_FRAME_SIZES (default 512; RFC 2544's seven:
     64,128,256,512,1024,1280,1518), the model's own rate 50 Mbit/s / ((size + 20) x 8) frames/s
@@ -231,7 +232,7 @@ def test_a_bit_rate_limit(tmp_path: Path) -> None:
               "throughput,b2b,recovery,reset", "-k", "downlink"), problems)  # fmt: skip
 
 
-@pytest.mark.extended  # `./suite test --extended` (time: the test command keeps the queue model)
+@pytest.mark.extended  # `./suite test --extended` (time)
 def test_a_policer_with_a_small_burst_allowance_gives_the_same_rate_both_ways(tmp_path: Path) -> None:
     def problems(recs: dict[str, dict]) -> list[str]:
         down, up = recs["downlink-f64"]["measured"], recs["uplink-f64"]["measured"]
@@ -270,7 +271,7 @@ def storm_recovery_ms(throughput_fps: float, overload_s: float, tau_s: float = 0
     return (last_drop - a) * 1000
 
 
-@pytest.mark.extended  # `./suite test --extended` (time: the test command keeps the queue model)
+@pytest.mark.extended  # `./suite test --extended` (time)
 def test_storm_control_recovers_when_its_rate_meter_says(tmp_path: Path) -> None:
     """The model's recovery, simulated from the throughput the search measured (at T = 20,000
     frames/s: 11.4 ms; the meter itself needs 100 ms x ln(1.2) = 18.2 ms to fall below the rate),

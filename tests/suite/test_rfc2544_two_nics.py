@@ -64,6 +64,7 @@ def rfc2544(tmp_path: Path, bench: Path, name: str, *args: str) -> tuple[subproc
     return subprocess.run(argv, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300, check=False), results
 
 
+@pytest.mark.extended  # `./suite test --extended` (time: tests/suite/test_two_nic_bench.py runs the two-NIC bench)
 def test_a_calibrated_two_nic_tester_measures_a_cabled_device(tmp_path: Path) -> None:
     pc_ns, dut_ns, peer_ns = in_path._namespace_names(990_001)
     ceilings = tmp_path / "tester-ceilings.json"

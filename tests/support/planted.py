@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from hil.plumbing.cpu_plan import machine_cpus
 from tests.support.child_suite import run_suite
 
 THRESHOLDS = "thresholds/virtual-20m.yaml"  # the test command's virtual bench: the link at 20 Mbit/s (README)
@@ -46,10 +48,17 @@ class ChildRun:
         return self.stdout[-4000:]
 
 
+def _as_a_user_load() -> None:
+    """A busy loop as `./suite test --busy` starts it: normal priority, free to run on any CPU of the
+    machine (not the placement of the test process that starts it, hil.plumbing.cpu_plan)."""
+    os.setpriority(os.PRIO_PROCESS, 0, 0)
+    os.sched_setaffinity(0, machine_cpus())
+
+
 @contextlib.contextmanager
 def busy_cores(n: int) -> Iterator[None]:
     """n normal-priority busy loops (`./suite test --busy n`) for the context."""
-    loops = [subprocess.Popen(["bash", "-c", "while :; do :; done"]) for _ in range(n)]
+    loops = [subprocess.Popen(["bash", "-c", "while :; do :; done"], preexec_fn=_as_a_user_load) for _ in range(n)]
     try:
         yield
     finally:
