@@ -16,6 +16,7 @@ idle or busy, verdict and the measured figure."""
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +57,7 @@ DUT_SENDER = "generator-limited for the DUT's own sender"
 DEFECTS = tuple(Defect(*d) for d in (  # name, planted, selection, must fail, the guard it shows
     ("slower send", WORK_TX, (*BASE, "-k", "tcp-dut_tx"), (TCP_TX,), "host-starved"),
     ("slower receive", WORK_RX, (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "host-starved"),
-    ("silent receive loss", "rx_drop_ppm=5000", ("-m", "baseline or stress", "-k", "dut_rx or stress-stress"),
+    ("silent receive loss", "rx_drop_ppm=5000", ("-m", "baseline or stress", "-k", "dut_rx or stress"),
      (TCP_RX, UDP_RX, "stress"), "compressed-bursts"),
     ("send loss", "tx_drop_ppm=5000", (*BASE, "-k", "dut_tx"), (TCP_TX, UDP_TX), "generator-limited"),
     ("reordering", "rx_reorder_ppm=5000", (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "bench-reordered"),
@@ -92,12 +93,34 @@ def _figure(run: ChildRun, case: str) -> str:
     return f"{float(r['median']):.3f} {r['unit']}{eff}{loss}"  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module", params=[0, 1], ids=["idle", "busy"])
+def _loads() -> list[str]:
+    """The loads the defects are planted under: HIL_PLANTED_LOADS (`idle,busy`: `./suite test
+    --extended`, or a run of this file by hand), else the load the test command itself runs at:
+    idle in `./suite test`, one core kept busy in `./suite test --busy 1` (HIL_TEST_BUSY), so the two
+    runs of the test command plant every defect idle and busy within 30 minutes each."""
+    asked = os.environ.get("HIL_PLANTED_LOADS")
+    if asked:
+        loads = [x.strip() for x in asked.split(",") if x.strip()]
+        if not loads or not set(loads) <= {"idle", "busy"}:
+            raise pytest.UsageError(f"HIL_PLANTED_LOADS takes idle, busy or both (got {asked!r})")
+        return loads
+    if os.environ.get("HIL_TEST_BUSY") is not None:
+        return ["busy"] if int(os.environ["HIL_TEST_BUSY"] or 0) > 0 else ["idle"]
+    return ["idle", "busy"]
+
+
+def _busy_loops(load: str) -> int:
+    """The busy loops this test starts for `load`: none when the test command keeps its own core busy."""
+    return 1 if load == "busy" and not int(os.environ.get("HIL_TEST_BUSY") or 0) else 0
+
+
+@pytest.fixture(scope="module", params=_loads())
 def control(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, ChildRun]:
     """The firmware as built, on the TCP cases whose CPU per frame sizes the work defects: both
     pass (no false alarm)."""
-    busy = int(request.param)
-    run = child_run(tmp_path_factory.mktemp(f"control-{busy}"), CONTROL, None, busy)
+    load = str(request.param)
+    busy = 1 if load == "busy" else 0
+    run = child_run(tmp_path_factory.mktemp(f"control-{load}"), CONTROL, None, _busy_loops(load))
     where = "one core busy" if busy else "idle"
     _say(f"{time.strftime('%F %T')} unplanted firmware, {where}: exit {run.returncode} in {run.seconds:.0f} s")
     failed = {c: o.message[:300] for c, o in run.outcomes.items() if o.status in ("failed", "error")}
@@ -112,7 +135,7 @@ def test_a_planted_defect_fails_as_the_duts(defect: Defect, control: tuple[int, 
     tx = round(frame_us / WORK_SHARE - cpu_us_per_frame(unplanted, "baseline/tcp-dut_tx", "link_xmit"))
     rx = round(frame_us / WORK_SHARE - cpu_us_per_frame(unplanted, "baseline/tcp-dut_rx", "link_recv"))
     planted = defect.planted.format(tx=tx, rx=rx)
-    run = child_run(tmp_path, defect.selection, planted, busy)
+    run = child_run(tmp_path, defect.selection, planted, _busy_loops("busy" if busy else "idle"))
     where = "one core busy" if busy else "idle"
     for case in defect.must_fail:
         outcome = next((o for c, o in run.outcomes.items() if c == case or c.startswith(f"{case}")), None)
