@@ -58,7 +58,9 @@ DEFECTS = tuple(Defect(*d) for d in (  # name, planted, selection, must fail, th
     ("slower send", WORK_TX, (*BASE, "-k", "tcp-dut_tx"), (TCP_TX,), "host-starved"),
     ("slower receive", WORK_RX, (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "host-starved"),
     ("silent receive loss", "rx_drop_ppm=5000", ("-m", "baseline or stress", "-k", "dut_rx or stress"),
-     (TCP_RX, UDP_RX, "stress"), "compressed-bursts"),
+     # the stress profile runs too, never a bench fault: its 850 packets in 5 s lose about 4 at 0.5 %, too
+     # few to fail it every run (a clean-clone run lost none), so its loss is in the table, not required
+     (TCP_RX, UDP_RX), "compressed-bursts"),
     ("send loss", "tx_drop_ppm=5000", (*BASE, "-k", "dut_tx"), (TCP_TX, UDP_TX), "generator-limited"),
     ("reordering", "rx_reorder_ppm=5000", (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "bench-reordered"),
     ("periodic stall", "stall_ms=20,stall_every_ms=250", (*BASE, "-k", "tcp"), (TCP_TX, TCP_RX), "not-reproduced"),
