@@ -4,7 +4,6 @@ pressure stall information): read, windowed, and kept with every record as evide
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hil.plumbing.cpu_plan import machine_cpus
 from hil.plumbing.cpu_pressure import PRESSURE_FILE, CpuPressureMeter, read_some_total_us
 from hil.results.recorder import Recorder, make_record
 from hil.stats import summarize
@@ -53,7 +53,7 @@ def test_two_spinners_on_every_cpu_show_as_pressure() -> None:
     busy loop holds the other show as 50 %.)"""
     meter = CpuPressureMeter()
     meter.start()
-    cpus = sorted(os.sched_getaffinity(0))
+    cpus = machine_cpus()  # every CPU of the machine, not the bench CPUs this run was placed on
     spinners = [subprocess.Popen([sys.executable, "-c", SPIN, str(cpu)]) for cpu in cpus for _ in range(2)]
     try:
         time.sleep(0.5)  # all running

@@ -23,7 +23,7 @@ run that misses the model on a host that stalled the tester beyond what the sear
   constant, is above 20,000/s, the share of the arrivals above it is dropped): throughput within
   0.5 % of 20,000; after 110 % of the measured throughput falls to 50 %, frames are lost for
   the time a simulation of the model gives (11.4 ms at 20,000), within 10 ms.
-* the kernel's bridge behind a tester slowed to about 16,000 frames/s at 512 B (line rate 23,496):
+* the kernel's bridge behind a tester slowed to about 3,100 frames/s at 512 B (line rate 23,496):
   its throughput is the tester's ceiling, reported as tester-limited.
 """
 
@@ -295,13 +295,16 @@ def test_storm_control_recovers_when_its_rate_meter_says(tmp_path: Path) -> None
 
 
 def test_a_slowed_tester_is_reported_as_the_limit(tmp_path: Path) -> None:
-    """60 us more per frame: the tester sends about 16,000 frames/s of the 23,496 the line carries
-    at 512 B (fewer on a slow host); the kernel's bridge forwards all of it, so its number is the
-    tester's: a pass where that meets the bench's threshold, else a bench fault (exit 75) naming
-    the generator, never the DUT's failure."""
+    """300 us more per frame: the tester sends about 3,100 frames/s of the 23,496 the line carries
+    at 512 B (at 60 us, about 16,000 frames/s, the bridge's own work on the sender's core and a busy
+    core cost the sender 3-6 % in the trials against its ceiling measured without the bridge: the
+    DUT's verdict, rightly, as a bridge that costs the sender that much sets its own number; at
+    300 us it forwards 100 % of the ceiling, idle and with a core busy, 5 of 5); the kernel's
+    bridge forwards all of it, so its number is the tester's: a pass where that meets the bench's
+    threshold, else a bench fault (exit 75) naming the generator, never the DUT's failure."""
     results = tmp_path / "black-box"
     proc = run_suite(results, "--bench", str(PROJECT_ROOT / "bench" / "black-box.yaml"), "--profile", "quick",
-                     "--frame-sizes", "512", "--rfc2544-tests", "throughput", "--tester-slow-ns", "60000",
+                     "--frame-sizes", "512", "--rfc2544-tests", "throughput", "--tester-slow-ns", "300000",
                      "-k", "downlink", tests=RFC2544, timeout=600)  # fmt: skip
     shortfall = "BENCH FAULT: a sender of the bench fell short of what the limits ask to arrive: downlink-f512"
     ok = proc.returncode == 0 or (proc.returncode == ExitCode.BENCH_FAULT and shortfall in proc.stdout)
