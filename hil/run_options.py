@@ -144,8 +144,10 @@ def add_options(add: Callable[..., object]) -> None:
         "--trend-gate",
         choices=("on", "off"),
         default="off",
-        help="a case whose trend over the history's recent runs regressed fails the run's trend result, and so "
-        "the CI job's quality gate (default: off: the trend page and the terminal report it, a skipped result)",
+        help="a case metric whose trend over the history's recent runs regressed (hil.report.trends: the first "
+        "runs of a bench are its baseline) fails the run (exit 1) and its trend result, and so the CI job's quality "
+        "gate (default off for pytest: the trend page and the terminal report it, a skipped result; ./suite ci sets "
+        "it on unless --no-trend-gate)",
     )
     add(
         "--compare-run",

@@ -31,6 +31,7 @@ from hil.console.embedded_console import EmbeddedConsole
 from hil.console.protocol import FinalLine
 from hil.directions import direction_name
 from hil.dut.adapter import BenchLink, DutAdapter
+from hil.dut.build_identity import build_identity
 from hil.dut.planted_defects import describe, plant
 from hil.errors import BenchError, DutError
 from hil.plumbing.in_path import InPathTopology
@@ -178,6 +179,7 @@ class DutSession:
             meter = self.adapter.cpu_meter()
             recorder.set_dut_cpu(meter.window if meter is not None else None)
             self.identity, self.state = known, DutState.READY
+            recorder.firmware = self.build_identity(known)
             return known
         boot_timeout = self.config.console.boot_timeout_s
         identity = driver.identify(boot_timeout)
@@ -208,8 +210,15 @@ class DutSession:
         if self.planted:  # the suite's self-test: the firmware made a defective DUT on purpose
             recorder.planted = plant(self.console, self.planted)  # type: ignore[arg-type]
         self.identity = identity
+        recorder.firmware = self.build_identity(identity)
         self.state = DutState.READY
         return identity
+
+    def build_identity(self, identity: FinalLine) -> dict[str, str]:
+        """The build the DUT runs (hil.dut.build_identity): what it says, and what was flashed; with
+        the defects planted in it on purpose (--plant-defect), which make it another DUT."""
+        found = build_identity(identity.fields.get("version"), self.adapter.flashed, self.adapter.current_config)
+        return found | ({"planted": ",".join(f"{k}={v}" for k, v in self.planted.items())} if self.planted else {})
 
 
 @dataclass

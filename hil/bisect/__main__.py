@@ -1,7 +1,11 @@
 """./suite bisect --good REF [--bad REF] -k CASE [--bench FILE] [--repeat N] [--results-dir DIR]
-[--labgrid-place NAME] [-- PYTEST_ARGS]: the first commit between a good and a bad end of the
+[--labgrid-place NAME] [-- PYTEST_ARGS], or ./suite bisect --from-history CASE [--history FILE]
+[...]: the first commit between a good and a bad end of the
 DUT's firmware (the project's, or the repository the bench file's `firmware.build` names) that
 changed the case's numbers (slower or faster: whichever way the ends differ).
+
+--from-history takes the ends from a bench's history (hil.bisect.from_history): the commits of the
+last run before the case's newest regression and of the run it began with; -k is then the case.
 
 The ends are measured first and must differ (hil.bisect.verdict); then each tested commit, the
 middle of the commits still in question, is built, measured and classified as the nearer end, and
@@ -30,6 +34,7 @@ from typing import NoReturn
 from hil.bench_presets import bench_presets
 from hil.bisect.commits import BisectError, Commit, between, commit, resolve
 from hil.bisect.firmware_trees import Worktrees
+from hil.bisect.from_history import ends_from_history
 from hil.bisect.measure import Measured, measure
 from hil.bisect.sources import FirmwareSource, ProjectFirmware, RepoFirmware, Unbuildable
 from hil.bisect.verdict import Sample, Verdict, classify, ends_apart, welch_t
@@ -52,9 +57,17 @@ class _Parser(argparse.ArgumentParser):
 
 def parse(argv: list[str]) -> argparse.Namespace:
     p = _Parser(prog="./suite bisect", description=__doc__.split("\n\n")[0])
-    p.add_argument("--good", required=True, help="a commit whose firmware measures as it should")
+    p.add_argument("--good", help="a commit whose firmware measures as it should")
     p.add_argument("--bad", default="HEAD", help="a later commit whose firmware measures worse (default: HEAD)")
-    p.add_argument("-k", dest="case", required=True, help="the case, as pytest -k selects it (exactly one)")
+    p.add_argument("-k", dest="case", help="the case, as pytest -k selects it (exactly one)")
+    p.add_argument(
+        "--from-history",
+        metavar="CASE",
+        help="scenario/case[/metric]: the ends from the history's "
+        "newest regression of it (instead of --good/--bad; -k defaults to the case)",
+    )
+    p.add_argument("--history", type=Path, help="the history file (default: results/<bench name>/history/"
+                   "metrics.jsonl, where `./suite ci --bench FILE` keeps it)")  # fmt: skip
     p.add_argument("--bench", type=Path, default=DEFAULT_BENCH_FILE, help="the bench file (default: the virtual bench)")
     p.add_argument("--repeat", type=int, default=3, help="repetitions per commit (default 3)")
     p.add_argument("--results-dir", type=Path, default=PROJECT_ROOT / "results" / "bisect")
@@ -65,6 +78,16 @@ def parse(argv: list[str]) -> argparse.Namespace:
         raise BisectError(f"--repeat must be at least 2 (got {opt.repeat}): a spread needs two", USAGE)
     if not opt.bench.is_file():
         raise BisectError(f"--bench {opt.bench}: no such file", USAGE)
+    if opt.from_history:
+        if opt.good:
+            raise BisectError("--from-history takes the ends from the history: not with --good", USAGE)
+        history = opt.history or PROJECT_ROOT / "results" / opt.bench.stem / "history" / "metrics.jsonl"
+        ends = ends_from_history(history, opt.from_history)
+        print(f"bisect: {ends.describe()}\nbisect: good {ends.good}, bad {ends.bad}")
+        opt.good, opt.bad = ends.good, ends.bad
+        opt.case = opt.case or "/".join(opt.from_history.split("/")[:2])  # scenario/case: the test id's part
+    if not opt.good or not opt.case:
+        raise BisectError("--good and -k are required (or --from-history CASE)", USAGE)
     return opt
 
 

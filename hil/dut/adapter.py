@@ -30,6 +30,7 @@ class DutAdapter(Protocol):
     cfg: DutBase
     current_config: str | None
     flash_count: int
+    flashed: tuple[Path, ...]  # the files the last flash wrote (none: the suite programs nothing)
     window_ladder: tuple[tuple[str, int], ...]  # (build config, TCP_WND in MSS), rising
     mss_configs: tuple[tuple[str, int], ...]  # (build config, TCP_MSS)
 

@@ -68,6 +68,7 @@ class BlackBoxDut(ConsolelessDut):
         self.topology = topology
         self.workdir = workdir
         self.flash_count = 0
+        self.flashed: tuple[Path, ...] = ()  # the files last written to the DUT (its build's identity)
         self.current_config: str | None = None
         self._set_up = False
         self._proc: subprocess.Popen[bytes] | None = None

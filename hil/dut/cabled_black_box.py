@@ -65,6 +65,7 @@ class CabledBlackBox(ConsolelessDut):
         self.link = link
         self.workdir = workdir
         self.flash_count = 0
+        self.flashed: tuple[Path, ...] = ()  # the files last written to the DUT (its build's identity)
         self.current_config: str | None = None
         self.reset_seconds: float | None = None
 

@@ -84,6 +84,7 @@ class CortexMDut(RealBoard):
         self.cfg = cfg
         self.workdir = workdir
         self.flash_count = 0
+        self.flashed: tuple[Path, ...] = ()  # the files last written to the DUT (its build's identity)
         self.current_config: str | None = None
         self.flash_log = workdir / "flash.log"
 
@@ -102,6 +103,7 @@ class CortexMDut(RealBoard):
     def flash(self, config: str | None = None) -> None:
         """Programs the image through the probe (pyocd flash), then resets the board."""
         flash_pyocd(self.image, self.cfg.probe, self.flash_log)
+        self.flashed = (self.image,)
         if local_port_missing(self.console_port):
             raise BenchError(f"DUT {self.cfg.name}: console port {self.console_port} does not exist")
         self.current_config = config or self.default_config

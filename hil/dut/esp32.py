@@ -124,6 +124,7 @@ class Esp32Dut(WifiStation, RealBoard):
         self.workdir = workdir
         self.idf = cfg.idf
         self.flash_count = 0
+        self.flashed: tuple[Path, ...] = ()  # the files last written to the DUT (its build's identity)
         self.current_config: str | None = None
         self.flash_log = workdir / "flash.log"
         self.build: IdfBuild | None = None
@@ -154,6 +155,7 @@ class Esp32Dut(WifiStation, RealBoard):
         if not self.cfg.stock_firmware:
             flash_idf_serial(build, port, self.idf.flash_baud, self.flash_log)
         self.build = build
+        self.flashed = tuple(f.path for f in build.flash_files)
         self.current_config = config
         self.wifi = None
         self.flash_count += 1

@@ -62,6 +62,7 @@ class LocalDut(ABC):
         self.workdir = workdir
         self.images = images
         self.flash_count = 0
+        self.flashed: tuple[Path, ...] = ()  # the files last written to the DUT (its build's identity)
         self.current_config: str | None = None
         self._program: DutProgram | None = None
         self._line: PtySerialLine | None = None
@@ -90,6 +91,7 @@ class LocalDut(ABC):
         if self._line is None:
             self._line = PtySerialLine(self.workdir / "console")
         self._program = self._start(image, self._line)
+        self.flashed = (image,)
         self.current_config = config
         self.flash_count += 1
         self._place()

@@ -43,6 +43,7 @@ class PreflashedBoard(RealBoard):
         self.cfg = cfg
         self.workdir = workdir
         self.flash_count = 0
+        self.flashed: tuple[Path, ...] = ()  # the files last written to the DUT (its build's identity)
         self.current_config: str | None = None
         self.flash_log = workdir / "flash.log"
 

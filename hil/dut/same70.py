@@ -61,6 +61,7 @@ class Same70Dut(RealBoard):
         self.window_ladder, self.mss_configs = cfg.ladders()
         self.workdir = workdir
         self.flash_count = 0
+        self.flashed: tuple[Path, ...] = ()  # the files last written to the DUT (its build's identity)
         self.current_config: str | None = None
         self.images = ImageSource(cfg, BUILD_BOARDS_SCRIPT, PRESET_PREFIX, _board_image)
         self.flash_log = workdir / "flash.log"
@@ -78,6 +79,7 @@ class Same70Dut(RealBoard):
         config = config or self.default_config
         image = self.images.image(config)
         FLASHERS[self.cfg.flasher_name](image, self.cfg.probe, self.flash_log)
+        self.flashed = (image,)
         port = self.console_port
         if local_port_missing(port):
             raise BenchError(f"DUT {self.cfg.name}: console port {port} does not exist (the EDBG's serial port?)")

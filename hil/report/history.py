@@ -1,14 +1,25 @@
 """Every run's numbers, kept across runs (``<results>/history/metrics.jsonl``, one line per
-run), so a run's summary can show the change since an earlier run of the same DUT and profile:
-the previous one, or one named by its run id (a baseline)."""
+run), so a run's summary can show the change since an earlier run of the same DUT and profile
+(the previous one, or one named by its run id) and the trend gate can find change points
+(hil.report.trends): every metric of every case that has a direction (`history_values`), each
+case's repetitions of its own number (`samples`), and the build measured (`firmware`:
+hil.dut.build_identity), so that a step is pinned to a build."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hil.config.errors import ConfigError
+from hil.results.recorder import PRIMARY_METRIC, CaseRecord, trend_values
+
+MAX_SAMPLES = 32  # more values than this are one measurement's samples, not repetitions
+REPEATED = ("mbps", "kbps")  # the metrics whose record values are the repetitions of the case's number
+
+if TYPE_CHECKING:
+    from hil.report.summary import SummaryRow
 
 
 @dataclass(frozen=True)
@@ -18,6 +29,8 @@ class RunNumbers:
     dut: str
     profile: str
     values: dict[str, float]  # "scenario/case/metric" -> value
+    firmware: dict[str, str] = field(default_factory=dict)  # version, build digest, config
+    samples: dict[str, list[float]] = field(default_factory=dict)  # "scenario/case/metric" -> repetitions
 
 
 class MetricsHistory:
@@ -32,7 +45,8 @@ class MetricsHistory:
         for line in self.path.read_text().splitlines():
             try:
                 d = json.loads(line)
-                out.append(RunNumbers(d["run"], d["time"], d["dut"], d["profile"], dict(d["values"])))
+                out.append(RunNumbers(d["run"], d["time"], d["dut"], d["profile"], dict(d["values"]),
+                                      dict(d.get("firmware", {})), dict(d.get("samples", {}))))  # fmt: skip
             except (ValueError, KeyError, TypeError):
                 continue
         return out
@@ -56,3 +70,29 @@ class MetricsHistory:
         kept = [r for r in self.runs() if r.run != numbers.run]
         lines = [json.dumps(r.__dict__) for r in [*kept, numbers]]
         self.path.write_text("\n".join(lines) + "\n")
+
+
+def history_values(records: list[CaseRecord], rows: list[SummaryRow]) -> dict[str, float]:
+    """A run's numbers as kept: every summary row (each case's number and each metric it has a
+    limit on) and every trend metric of every case (hil.results.recorder.TREND_METRICS)."""
+    out = {r.key: r.value for r in rows}
+    for rec in records:
+        out |= {f"{rec.scenario}/{rec.case}/{name}": value for name, value in trend_values(rec).items()}
+    return out
+
+
+def history_samples(records: list[CaseRecord]) -> dict[str, list[float]]:
+    """Each rate case's repetitions of its own number (the change-point analysis weighs a run by
+    them); not a ping's replies, whose median is the case's number."""
+    out = {}
+    for rec in records:
+        metric = PRIMARY_METRIC.get(rec.unit, "mbps")
+        if metric in REPEATED and 1 < len(rec.values) <= MAX_SAMPLES:
+            out[f"{rec.scenario}/{rec.case}/{metric}"] = [round(float(v), 6) for v in rec.values]
+    return out
+
+
+def run_value(run: RunNumbers, key: str) -> float | list[float]:
+    """A run's entry in a series: the repetitions of a rate where kept, else its value."""
+    kept = run.samples.get(key) if key.rsplit("/", 1)[-1] in REPEATED else None
+    return kept or run.values[key]

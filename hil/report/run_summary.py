@@ -8,10 +8,11 @@ import time
 from pathlib import Path
 
 from hil.report.allure_results import write_summary_result
-from hil.report.history import MetricsHistory, RunNumbers
+from hil.report.history import MetricsHistory, RunNumbers, history_samples, history_values
 from hil.report.rfc2544_page import write_rfc2544_page
 from hil.report.summary import FAILED, REGRESSED, headline, summary_rows, to_csv, to_html
 from hil.report.trend_page import write_trend_page
+from hil.report.trends import Trend
 from hil.results.findings import findings, findings_text
 from hil.results.recorder import Recorder
 
@@ -19,14 +20,21 @@ from hil.results.recorder import Recorder
 def write_run_summary(
     recorder: Recorder, dut: str, profile: str, history: MetricsHistory, compare_run: str | None,
     allure_dir: Path | None, started: float, trend_gate: bool = False,
-) -> Path:  # fmt: skip
+) -> tuple[Path, list[Trend]]:  # fmt: skip
     """The run's summary (every case and metric against its criterion, and the change against the
     latest earlier run of the same DUT and profile, or `compare_run`) as CSV and HTML beside the
-    results and as an Allure result of its own; the run's numbers join the history. Returns the HTML."""
+    results and as an Allure result of its own; the run's numbers join the history. Returns the HTML
+    and the regressions the trends found over the history (this run included)."""
     records = recorder.latest()
     current_rows = summary_rows(records)
     numbers = RunNumbers(
-        recorder.run_id, time.strftime("%Y-%m-%dT%H:%M:%S%z"), dut, profile, {r.key: r.value for r in current_rows}
+        recorder.run_id,
+        time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        dut,
+        profile,
+        history_values(records, current_rows),
+        dict(recorder.firmware),
+        history_samples(records),
     )
     base = history.compare_with(numbers, compare_run)
     rows = summary_rows(records, base.values if base is not None else None)
@@ -39,9 +47,10 @@ def write_run_summary(
     (out / "summary.csv").write_text(to_csv(rows))
     (out / "summary.html").write_text(to_html(rows, title, sortable=True, found=found))
     write_rfc2544_page(records, out, dut, recorder.run_id, allure_dir, started)
-    write_trend_page(history.runs(), out, dut, profile, allure_dir, started, gate=trend_gate)
+    over_history = write_trend_page(history.runs(), out, dut, profile, allure_dir, started, gate=trend_gate)
+    regressed = [t for t in over_history if t.verdict == "regression" and t.gated]
     if allure_dir is None:
-        return out / "summary.html"
+        return out / "summary.html", regressed
     missed = [f"{r.key} {r.value:g} {r.unit} (criterion {r.criterion})" for r in rows if r.verdict == FAILED]
     missed += [
         f"{r.key} {r.value:g} {r.unit} regressed (baseline {r.baseline:g}, limit {r.baseline_limit:g})"
@@ -60,4 +69,4 @@ def write_run_summary(
         stop_ms=int(time.time() * 1000),
         message=("missed: " + "; ".join(missed)) if missed else None,
     )
-    return out / "summary.html"
+    return out / "summary.html", regressed

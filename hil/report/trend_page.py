@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hil.report.allure_results import write_page_result
 from hil.report.history import RunNumbers
-from hil.report.trends import DEFAULT_RUNS, MIN_RUNS, Trend, trend_text, trends
+from hil.report.trends import DEFAULT_RUNS, MIN_GROUP, MIN_RUNS, Trend, trend_text, trends
 from hil.results.recorder import metric_unit
 from hil.scenarios.charts import trend_chart
 
@@ -44,16 +44,17 @@ def trends_html(found: Sequence[Trend], title: str) -> str:
     for t in order:
         metric = t.key.rsplit("/", 1)[-1]
         png = trend_chart(t.key, t.values, [(g.start, g.stop, g.mean) for g in t.groups], metric_unit(metric),
-                          t.since, COLORS[t.verdict])  # fmt: skip
+                          t.since, COLORS[t.verdict], t.build)  # fmt: skip
         cases.append(
             f'<div class="case"><img alt="{html.escape(t.key)}" src="data:image/png;base64,'
             f'{base64.b64encode(png).decode()}"><p class="{t.verdict}">{html.escape(t.line())}</p></div>'
         )
-    how = (f"Each case's newest runs (at most {DEFAULT_RUNS}, at least {MIN_RUNS}) split into groups of steady "
-           "values by a change-point analysis (the partition minimizing the squared deviations from each "
-           "group's mean in units of the run-to-run spread plus a penalty per group, the Bayesian information "
-           "criterion); the newest group against the one before (a step) and the best one before (a drift), a "
-           "change when their means differ by 5 standard errors or more.")  # fmt: skip
+    how = (f"Each case metric's newest runs (at most {DEFAULT_RUNS}, at least {MIN_RUNS}) split into groups of steady "
+           "values by FD.io CSIT's jumpavg (minimum description length, each run weighed by its repetitions; "
+           "the noise is the history's, not one run's); the newest group, once it has "
+           f"{MIN_GROUP} run(s), against the one before (a step) and the best one before (a drift): a change "
+           "when it differs by the metric's relevant difference or more. A dashed line marks where a change "
+           "began, with the build (firmware version and image digest) it began with.")  # fmt: skip
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
         f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1><p>{how}</p>{''.join(cases)}</body></html>"
@@ -78,10 +79,10 @@ def write_trend_page(
     page.write_text(trends_html(found, title))
     if allure_dir is None:
         return found
-    regressed = [t for t in found if t.verdict == "regression"]
+    regressed = [t for t in found if t.verdict == "regression" and t.gated]
     message = "; ".join(t.line() for t in regressed) or None
     if regressed and not gate:
-        message = f"not gated (--trend-gate on gates it): {message}"
+        message = f"not gated (--trend-gate off; ./suite ci gates it unless --no-trend-gate): {message}"
     write_page_result(allure_dir, page, key="trend_page", title=title, shown_as="trends: every case metric",
                       link_name="trends", dut=dut, feature=FEATURE, started=started, failed=bool(regressed) and gate,
                       message=message, status="skipped" if regressed and not gate else None)  # fmt: skip

@@ -4,8 +4,9 @@ case by case with this run's numbers.
 
 A case regresses when its median is worse than the baseline's by more than the tolerance of its
 scenario (threshold profile, ``regression:``): ``floor_pct`` % of the baseline's median, plus
-``floor_abs`` in the metric's unit, plus ``k_sd`` times the two runs' combined standard deviation
-over their repetitions. Worse is lower for throughput and efficiency, higher for everything else.
+``floor_abs`` in the metric's unit, plus ``k_sd`` times the baseline's standard deviation over its
+repetitions (never this run's: a defect that scatters the repetitions must not widen its own
+allowance). Worse is lower for throughput and efficiency, higher for everything else.
 
     python -m hil.results.baseline RESULTS_JSONL -o BASELINE_JSON   # one command to update it
 """
@@ -72,7 +73,7 @@ class Comparison:
         return (
             f"{case}: {self.metric} {self.measured:.3f}{u} {rel} {self.limit:.3f}{u} = baseline "
             f"{self.baseline:.3f}{u} {'-' if self.better == 'higher' else '+'} allowed {self.allowed:.3f}{u} "
-            f"({tolerance.describe()}; combined sd {math.hypot(self.baseline_sd, self.measured_sd):.3f}); "
+            f"({tolerance.describe()}; baseline sd {self.baseline_sd:.3f}, this run's {self.measured_sd:.3f}); "
             f"change {change:+.1f} %"
         )
 
@@ -102,7 +103,7 @@ def compare(rec: CaseRecord, base: dict[str, BaselineValue], tolerance: Regressi
         allowed = (
             abs(known.median) * tolerance.floor_pct / 100.0
             + tolerance.floor_abs
-            + tolerance.k_sd * math.hypot(known.sd, sd_now)
+            + tolerance.k_sd * known.sd  # the baseline's spread: a run that scatters widens nothing
         )
         better = metric_better(name)
         limit = known.median - allowed if better == "higher" else known.median + allowed

@@ -96,6 +96,25 @@ def metric_unit(name: str) -> str:
     return ""
 
 
+# the metrics kept in the history and followed by the trend gate (hil.report.trends), each with a
+# direction (metric_better): throughput and its RFC 2544 / RFC 6349 figures, loss, jitter, latency
+# (median and p99), TCP efficiency and retransmissions, the DUT's CPU per Mbit/s and least free
+# memory. Not `efficiency_pct`: the throughput over a constant, the same series twice
+TREND_METRICS = frozenset({
+    "mbps", "kbps", "median_ms", "latency_ms", "loss_pct", "jitter_ms", "tcp_efficiency_pct", "dut_tcp_retrans",
+    "dut_cpu_per_mbps", "pool_free", "heap_free", "ndr_mbps", "pdr_mbps", "ttr", "loaded_rtt_ms", "buffer_delay_pct",
+})  # fmt: skip
+
+
+def trend_values(rec: CaseRecord) -> dict[str, float]:
+    """The record's TREND_METRICS (the DUT's CPU per Mbit/s from its CPU share and throughput)."""
+    metrics = rec.metrics()
+    cpu, rate = metrics.get("dut_cpu_pct"), metrics.get("mbps")
+    if isinstance(cpu, int | float) and isinstance(rate, int | float) and rate > 0:
+        metrics = {**metrics, "dut_cpu_per_mbps": float(cpu) / float(rate)}
+    return {k: float(v) for k, v in metrics.items() if k in TREND_METRICS and isinstance(v, int | float)}
+
+
 def metric_better(name: str) -> str:
     """Which way a metric improves: throughput, efficiency and free memory up, everything else down."""
     rate = name.endswith(("mbps", "kbps", "bytes_per_s"))
@@ -123,6 +142,8 @@ class Recorder:
         self.dut_facts: dict[str, object] = {}  # the DUT's state when the test began (free heap), with every record
         # defects planted in the DUT's firmware on purpose (--plant-defect: the suite's self-test), with every record
         self.planted: dict[str, int] = {}
+        # the build measured (hil.dut.build_identity: version, build digest, config), with every record
+        self.firmware: dict[str, str] = {}
         self.dut_cpu: Callable[[float, float], CpuShare | None] | None = None
         self.pc_cpu: Callable[[float, float], CpuPressure | None] | None = None
         self.test: str | None = None  # the pytest case running now (set by the pytest layer)
@@ -159,6 +180,8 @@ class Recorder:
             rec.extra.setdefault("dut", dict(self.dut_facts))
         if self.planted:
             rec.extra.setdefault("planted_defects", dict(self.planted))
+        if self.firmware:
+            rec.extra.setdefault("firmware", dict(self.firmware))
         share = self.dut_cpu(start, stop) if self.dut_cpu is not None else None
         if share is not None:  # evidence for a reviewer: how the DUT's program shared the bench PC (never an excuse)
             rec.extra["dut_cpu"] = share.as_fields()

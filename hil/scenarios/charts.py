@@ -424,9 +424,10 @@ def rfc6349_chart(
 
 
 def trend_chart(title: str, values: Sequence[float], groups: Sequence[tuple[int, int, float]], unit: str,
-                since: int | None = None, color: str = "tab:blue") -> bytes:  # fmt: skip
+                since: int | None = None, color: str = "tab:blue", build: str | None = None) -> bytes:  # fmt: skip
     """A small chart of one case metric over the runs analysed (oldest left): each run a dot, each
-    group of steady runs its mean as a line over its runs, the run a change began a dashed line."""
+    group of steady runs its mean as a line over its runs, the run a change began a dashed line
+    labelled with the build it began with."""
     fig, ax = plt.subplots(figsize=(5.2, 1.9), dpi=80)
     xs = list(range(1, len(values) + 1))
     ax.plot(xs, values, "o", markersize=3, color="tab:gray")
@@ -434,6 +435,9 @@ def trend_chart(title: str, values: Sequence[float], groups: Sequence[tuple[int,
         ax.plot([start + 0.6, stop + 0.4], [mean, mean], color=color, linewidth=2.2)
     if since is not None:
         ax.axvline(since + 0.5, color=color, linestyle="--", linewidth=1)
+        if build:
+            ax.annotate(f"build {build}", (since + 0.6, 0.04), xycoords=("data", "axes fraction"), fontsize=6,
+                        color=color)  # fmt: skip
     ax.set_ylim(*zoomed_limits(list(values)))
     ax.set_title(title, fontsize=8)
     ax.set_ylabel(unit, fontsize=7)

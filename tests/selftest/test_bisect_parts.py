@@ -16,12 +16,15 @@ from hil.bisect.__main__ import RESULTS_MARK, fresh_results_dir
 from hil.bisect.__main__ import main as bisect_main
 from hil.bisect.commits import BisectError, between, commit, resolve
 from hil.bisect.firmware_trees import Worktrees
+from hil.bisect.from_history import ends_from_history
 from hil.bisect.measure import case_values, measure
 from hil.bisect.sources import RepoFirmware, Unbuildable
 from hil.bisect.verdict import Sample, classify, ends_apart, welch_t
 from hil.config.sections import FirmwareConfig
 from hil.dut.bench_file import load_bench
+from hil.dut.build_identity import commit_of
 from hil.exit_codes import ExitCode
+from hil.report.history import MetricsHistory, RunNumbers
 
 pytestmark = pytest.mark.selftest
 
@@ -177,7 +180,7 @@ def test_a_build_section_without_its_image_is_refused(firmware: dict, message: s
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--good", "HEAD"], "the following arguments are required: -k"),
+        (["--good", "HEAD"], "--good and -k are required (or --from-history CASE)"),
         (["--good", "HEAD", "-k", "x", "--repeat", "1"], "--repeat must be at least 2"),
         (["--good", "HEAD", "-k", "x", "--bench", "nope.yaml"], "--bench nope.yaml: no such file"),
         (["--good", "no-such-ref", "-k", "x"], "--good no-such-ref: not a commit of"),
@@ -260,3 +263,28 @@ def test_a_build_past_its_timeout_is_skipped_and_leaves_nothing_running(
     assert "started" in (tmp_path / "build.log").read_text()
     left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
     assert left.stdout == "", left.stdout
+
+
+def _history_file(tmp_path: Path, step_at: int = 5, runs: int = 8) -> Path:
+    hist = MetricsHistory(tmp_path / "history" / "metrics.jsonl")
+    for i in range(runs):
+        version = "v1.0-3-gaaaaaaa" if i < step_at else "v1.0-4-gbbbbbbb-dirty"
+        value = 18.0 * (0.97 if i >= step_at else 1.0) + 0.01 * (i % 2)
+        hist.add(RunNumbers(f"R{i}", f"t{i}", "host-dut", "quick", {"baseline/udp-dut_tx/mbps": value},
+                            {"version": version, "build": f"{i >= step_at:012d}"}))  # fmt: skip
+    return hist.path
+
+
+def test_the_ends_of_a_bisection_come_from_the_historys_regression(tmp_path: Path) -> None:
+    ends = ends_from_history(_history_file(tmp_path), "baseline/udp-dut_tx")
+    assert (ends.good, ends.bad) == ("aaaaaaa", "bbbbbbb"), ends
+    assert "since run R5, build v1.0-4-gbbbbbbb-dirty" in ends.describe(), ends.describe()
+    assert commit_of("0123abcd") == "0123abcd" and commit_of("unknown") is None and commit_of("v5.3.1") is None
+
+
+def test_no_regression_in_the_history_is_one_clear_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(BisectError, match="no regression of it") as exc:
+        ends_from_history(_history_file(tmp_path, step_at=99), "baseline/udp-dut_tx")
+    assert exc.value.code == ExitCode.USAGE_ERROR
+    with pytest.raises(BisectError, match="no such file"):
+        ends_from_history(tmp_path / "none.jsonl", "baseline/udp-dut_tx")

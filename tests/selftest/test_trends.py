@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from hil.report.changepoints import DETECTORS, noise_sd
 from hil.report.history import RunNumbers
 from hil.report.trend_page import write_trend_page
-from hil.report.trends import MIN_RUNS, analyse, noise_sd, segment, trends
+from hil.report.trends import MIN_RUNS, analyse, trends
 
 pytestmark = pytest.mark.selftest
 
@@ -86,11 +87,26 @@ def test_too_few_runs_and_other_duts_are_left_out() -> None:
     assert trends(runs, "host-dut", "full") == []
 
 
-def test_the_noise_and_the_groups() -> None:
-    values = [10.0] * 10 + [12.0] * 10
-    assert noise_sd(values) == pytest.approx(0.002 * 11.0)  # steady halves: the floor, 0.2 % of the median
-    groups = segment(values, 0.1)
-    assert [(g.start, g.stop, g.mean) for g in groups] == [(0, 10, 10.0), (10, 20, 12.0)]
+@pytest.mark.parametrize("detector", sorted(DETECTORS))
+def test_the_noise_and_the_groups(detector: str) -> None:
+    values = [10.0 + 0.01 * (i % 3) for i in range(10)] + [12.0 + 0.01 * (i % 3) for i in range(10)]
+    assert noise_sd([10.0] * 10 + [12.0] * 10) == pytest.approx(0.002 * 11.0)  # steady halves: the floor
+    groups = DETECTORS[detector](values, 0.05)
+    assert [(g.start, g.stop, round(g.mean)) for g in groups] == [(0, 10, 10), (10, 20, 12)]
+
+
+def test_repetitions_weigh_a_run_and_a_scattered_defect_does_not_hide_itself() -> None:
+    # the defect scatters its repetitions (94.6 / 94.5 / 70): its own spread is no allowance
+    steady = [[94.5 + 0.05 * ((i + k) % 3 - 1) for k in range(3)] for i in range(12)]
+    scattered = [[94.6, 94.5, 70.0]] * 3
+    t = analyse("baseline/tcp-dut_tx/mbps", [f"R{i}" for i in range(15)], [*steady, *scattered])
+    assert t.verdict == "regression" and t.since == 12, t.line()
+
+
+def test_a_loss_from_none_to_three_tenths_of_a_percent() -> None:
+    t = analyse("baseline/udp-dut_rx/loss_pct", [f"R{i}" for i in range(10)], [0.0] * 7 + [0.3] * 3)
+    assert t.verdict == "regression" and t.since == 7 and "+0.3 %" in t.line(), t.line()
+    assert analyse("baseline/udp-dut_rx/loss_pct", [f"R{i}" for i in range(10)], [0.0] * 10).verdict == "steady"
 
 
 @pytest.mark.parametrize("gate", [True, False])
@@ -106,4 +122,5 @@ def test_the_page_and_its_allure_result(tmp_path: Path, gate: bool) -> None:
     assert "REGRESSION baseline/tcp-dut_rx/mbps" in result["statusDetails"]["message"]
     # gated (--trend-gate on): a failed result, which fails the CI job's quality gate; else skipped, saying so
     assert result["status"] == ("failed" if gate else "skipped"), result["status"]
-    assert gate or result["statusDetails"]["message"].startswith("not gated (--trend-gate on gates it)")
+    skipped_says = "not gated (--trend-gate off; ./suite ci gates it unless --no-trend-gate)"
+    assert gate or result["statusDetails"]["message"].startswith(skipped_says)

@@ -91,7 +91,7 @@ def test_the_github_workflow_retries_a_bench_fault_fails_a_dut_failure_and_carri
     # the Verdict step failed the job saying why (its one echo, or the job summary's line: act has
     # been seen to drop the last output line of a step that exits at once)
     said = (
-        "::error::the DUT missed a threshold or regressed against the baseline (exit 1)",
+        "::error::the DUT missed a threshold or regressed against its history or the baseline (exit 1)",
         "exit 1, DUT missed a threshold",
     )
     assert "Failure - Main Verdict" in second.log and any(s in second.log for s in said), tail(second.log)
@@ -123,7 +123,7 @@ def test_the_gitlab_pipeline_retries_a_bench_fault_fails_a_dut_failure_and_carri
     second = run_gitlab_job(repo, job, {"PYTEST_ADDOPTS": unmeetable(tmp_path)})
     assert [a.exit_code for a in second] == [1], tail(second[-1].log)  # 1 is never retried
     assert second[0].tool_exit != 0, tail(second[0].log)  # the pipeline failed
-    assert "the DUT missed a threshold or regressed against the baseline (exit 1)" in second[0].log
+    assert "the DUT missed a threshold or regressed against its history or the baseline (exit 1)" in second[0].log
     _, failure = junit_case(state / "artifacts" / safe_job_name(job) / "results" / "ci")
     assert failure is not None and "BELOW THRESHOLD" in failure, failure
     carried = history_runs(history)  # pulled before the job, pushed after it (when: always)
