@@ -49,8 +49,9 @@ TABLE_HEADER = ("code", "meaning", "a workflow should", "shown by")
 TABLE = {
     ExitCode.PASSED: ("passed", "", "a passing case"),
     ExitCode.DUT_FAILED: (
-        "**DUT failure**: a threshold missed, a regression against the baseline (with --confirm-misses on a DUT "
-        "that runs on the bench PC: in two of three trials), the DUT leaked buffers, crashed, reset, fell "
+        "**DUT failure**: a threshold missed, a regression against the baseline or the history "
+        "(docs/history.md; with --confirm-misses on a DUT that runs on the bench PC: in two of three "
+        "trials), the DUT leaked buffers, crashed, reset, fell "
         "silent, answered garbage (a malformed, infinite or out-of-range number in a reply), stopped "
         "forwarding or stopped answering after a tool of the bench failed; also a failed quality gate. Every "
         "miss no rule of docs/verdicts.md excuses",

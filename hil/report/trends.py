@@ -28,7 +28,7 @@ MIN_RUNS = 3  # fewer: no trend yet (the first run of a bench is its baseline: t
 # the metrics whose regression fails a run (--trend-gate on); the others (a ping's p99, jitter, the
 # DUT's CPU per Mbit/s, RFC 6349's TTR and buffer delay, the loaded RTT) are charted and reported:
 # on the recorded histories of the virtual bench they made 5-7 % of unchanged case-runs a false
-# alarm beside the gated ones' < 1 % (benchmarks/detection_power.py, docs/history.md)
+# alarm, the gated ones 0-1.6 % on the virtual bench (benchmarks/detection_power.py, docs/history.md)
 GATED_METRICS = frozenset({"mbps", "kbps", "median_ms", "loss_pct", "tcp_efficiency_pct", "dut_tcp_retrans",
                            "pool_free", "heap_free", "ndr_mbps", "pdr_mbps"})  # fmt: skip
 RELEVANT_SPREADS = 4.0  # a change must also exceed this many run-to-run spreads of the history before it
