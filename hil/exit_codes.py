@@ -151,6 +151,15 @@ def internal_error_line(exc: BaseException) -> str:
     )
 
 
+def suite_error_line(what: str, exc: BaseException) -> str:
+    """An exception of the suite's own code outside a case (e.g. writing the run's summary) as one
+    line before its traceback: the run ends SUITE_ERROR, not as the DUT's failure."""
+    return (
+        f"hil: SUITE ERROR (a bug of the suite, exit code {int(ExitCode.SUITE_ERROR)}): {what}: {one_line(exc)}; "
+        "its traceback follows\n"
+    )
+
+
 NEEDS_ROOT = (
     "{n} selected tests need the virtual bench, which needs root (CAP_NET_ADMIN) for network namespaces and "
     "tap devices: run as root (sudo), or select `-m selftest`"

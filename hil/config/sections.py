@@ -307,6 +307,9 @@ class DutBase(Strict):
     # (hil.plumbing.cpu_plan); a black box's program (a kernel bridge, a model device) is the bench's
     # own plumbing, and the frame tester's sender needs that core
     CPU_PLAN: ClassVar[bool] = True
+    # the build the bidirectional family flashes when the bench file runs the default build: one whose
+    # TCP window covers a full-duplex round trip (None: the bench file's build)
+    FULL_DUPLEX_BUILD: ClassVar[str | None] = None
     # what firmware.image must be (hil.dut.images.check_image_file): "arm-elf", "host-executable"
     IMAGE_FORMAT: ClassVar[str | None] = None
 

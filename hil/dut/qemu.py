@@ -15,6 +15,8 @@ from hil.dut.local import DutProgram, LocalDut, virtual_topology
 from hil.dut.presets import Builds, Ladder, builds, ladders
 from hil.dut.section import KindSection
 from hil.paths import BUILD_BOARDS_SCRIPT, board_firmware
+from hil.plumbing.cpu_plan import place_cpu_thread
+from hil.plumbing.cpu_share import thread_named
 from hil.plumbing.host_dut import PtySerialLine
 from hil.plumbing.netns import TAP, VirtualTopology
 from hil.plumbing.qemu import MACHINE, VCPU_THREAD, QemuDutProcess
@@ -30,6 +32,13 @@ class QemuDutConfig(KindSection):
     LOCAL: ClassVar[bool] = True
 
     kind: Literal["qemu"]
+    # Both directions at once, each direction's ACKs queue behind the other's data on the 20-Mbit/s
+    # link: the default build's 4 x MSS (2.3 ms of the link) covers the round trip's fixed delays
+    # by 0.3-0.8 ms only, so it moves 95.0-95.2 % each way (window-limited) and every delay in the
+    # loop lowers it (a 40-ms delayed ACK of the PC's: 89-90 %). The 6 x MSS build (the largest the
+    # emulated RX FIFO holds) is limited by the link: 96.9-97.5 % each way, the link's share the
+    # other direction's ACKs leave, idle and with a core kept busy (2026-12-04)
+    FULL_DUPLEX_BUILD: ClassVar[str | None] = "wnd6"
 
     def ladders(self) -> tuple[Ladder, Ladder]:
         return ladders(PRESET_PREFIX)
@@ -59,6 +68,29 @@ class QemuDut(LocalDut):
         proc = QemuDutProcess(image, prefix, TAP, line, self.workdir / "qemu.log", self.cfg.network.dut_mac)
         proc.start()
         return proc
+
+    def _place(self) -> None:
+        """QEMU's vCPU thread (the board's CPU) on the DUT's own core, its main loop (the emulated
+        LAN9118 and UART, at real-time priority: hil.plumbing.qemu) and other threads on the
+        bench's: a board's MAC and UART work beside its CPU, not on it. With both on one core the
+        main loop took the vCPU's core 6-8 % of a bidirectional TCP test and, sharing it, the
+        emulated CPU's speed depended on the traffic the emulator carried (measured idle and with
+        a core kept busy, 2026-12-04: 0.4-1.9 % apart)."""
+        plan, pid = self.topology.cpu_plan, self.pid
+        if plan is None or pid is None:
+            super()._place()
+            return
+        vcpu = thread_named(pid, VCPU_THREAD)
+        if vcpu is None:
+            self.placed = f"not placed: QEMU has no thread called {VCPU_THREAD}"
+            return
+        refused = place_cpu_thread(pid, vcpu, plan)
+        dut, bench = (",".join(str(c) for c in sorted(cpus)) for cpus in (plan.dut_cpus, plan.bench_cpus))
+        self.placed = (
+            f"the vCPU thread on CPU {dut}, QEMU's main loop and other threads on CPU {bench}, at nice -20"
+            if refused is None
+            else f"not placed: {refused}"
+        )
 
     def main_loop_scheduling(self) -> str:
         """How QEMU's main loop (tap -> emulated RX FIFO) is scheduled, for the report."""

@@ -14,10 +14,12 @@ runner does. Left to the scheduler, the bench measured the host instead of the D
   DUT through two CPUs' backlogs, out of order (the old "bench-reordered" excuse).
 
 The plan removes those causes by construction, so none of them needs an excuse:
-- the DUT's program is pinned to the last allowed CPU (its own core) at nice -20;
+- the DUT's program is pinned to the last allowed CPU (its own core) at nice -20 (an emulator's
+  vCPU thread only: its device and I/O threads are the board's MAC and UART, on the bench's CPUs);
 - the suite (and with it every tool it starts: iperf, ping, the stream peers, captures, the peer's
-  sshd) runs on the other CPUs at nice -20, so a normal-priority load (a CI runner's, `--busy`)
-  gets at most about 1 % of a core the bench needs (CFS weights 88761 : 1024);
+  sshd) runs on the other CPUs at nice -20, and each session the bench runs at nice -20 as a
+  session (raise_session: the kernel's autogroups), so a normal-priority load (a CI runner's,
+  `--busy`) gets at most about 1 % of a core the bench needs (CFS weights 88761 : 1024);
 - receive packet steering (RPS) puts every link's receive work on one CPU per interface: the
   DUT's ports on the DUT's core (as a board's MAC), the PC's and the peer's on the bench's, so
   each link's frames reach their receiver in the order they were sent.
@@ -36,6 +38,35 @@ from pathlib import Path
 BENCH_NICE = -20  # the DUT's and the bench tools' niceness: above any normal-priority load
 
 
+def session_nice(pid: int) -> int | None:
+    """The niceness of `pid`'s autogroup (None: the kernel has no autogroups)."""
+    try:
+        return int(Path(f"/proc/{pid}/autogroup").read_text().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def raise_session(pid: int, niceness: int = BENCH_NICE) -> str | None:
+    """`pid`'s autogroup at `niceness`; why not, or None.
+
+    With autogroups (CONFIG_SCHED_AUTOGROUP, kernel.sched_autogroup_enabled=1, Debian's default)
+    the scheduler first shares a CPU between sessions, equally, and applies a thread's niceness only
+    against the threads of its own session: a nice -20 iperf took 50 % of a core against a nice-0
+    loop started in another session (a CI runner's job, a shell), not 98.9 %. Measured on a 2-core
+    host with a core kept busy from another session: the PC's iperf server read its socket late, its
+    delayed ACKs (40 ms) stalled the DUT's TCP sender 4-5 times a connection and the DUT's 2-s TCP
+    rate fell to 89.5-91.5 % of the link (2026-12-04). Each session the bench runs (the suite's own,
+    the DUT's program, QEMU, the stream peers, the tools started in a session of their own) gets
+    the bench's niceness as a session."""
+    try:
+        Path(f"/proc/{pid}/autogroup").write_text(f"{niceness}\n")
+    except FileNotFoundError:
+        return None  # no autogroups: niceness alone orders the threads
+    except OSError as exc:
+        return f"session priority refused ({exc.strerror}: run as root)"
+    return None
+
+
 @dataclass(frozen=True)
 class CpuPlan:
     dut_cpus: frozenset[int]  # the DUT's own core(s)
@@ -44,7 +75,7 @@ class CpuPlan:
     def describe(self) -> str:
         return (
             f"DUT on CPU {_cpu_list(self.dut_cpus)}, the bench's tools on CPU {_cpu_list(self.bench_cpus)}, "
-            f"both at nice {BENCH_NICE}; each link's receive work steered to one CPU (RPS)"
+            f"both at nice {BENCH_NICE} (their sessions too); each link's receive work steered to one CPU (RPS)"
         )
 
     def mask(self, cpus: frozenset[int]) -> str:
@@ -105,9 +136,25 @@ def _set(pid: int, cpus: frozenset[int] | set[int], niceness: int) -> str | None
 
 
 def place_process(pid: int, cpus: frozenset[int]) -> str | None:
-    """Pins every thread of `pid` to `cpus` at BENCH_NICE; threads it starts later inherit both.
-    Returns why it could not (None: placed)."""
-    return _set(pid, cpus, BENCH_NICE)
+    """Pins every thread of `pid` to `cpus` at BENCH_NICE, its session too; threads it starts later
+    inherit both. Returns why it could not (None: placed)."""
+    return _set(pid, cpus, BENCH_NICE) or raise_session(pid)
+
+
+def place_cpu_thread(pid: int, cpu_thread: int, plan: CpuPlan) -> str | None:
+    """The thread that is the DUT's CPU (an emulator's vCPU) on the DUT's core, every other thread
+    of `pid` (the emulator's device and I/O threads: a board's MAC and UART work beside its CPU)
+    on the bench's, all at BENCH_NICE. Returns why it could not (None: placed)."""
+    for tid in _threads(pid):
+        cpus = plan.dut_cpus if tid == cpu_thread else plan.bench_cpus
+        try:
+            os.sched_setaffinity(tid, cpus)
+            os.setpriority(os.PRIO_PROCESS, tid, BENCH_NICE)
+        except ProcessLookupError:
+            continue
+        except OSError as exc:
+            return f"CPU placement refused ({exc.strerror}: run as root)"
+    return raise_session(pid)
 
 
 @contextlib.contextmanager
@@ -116,6 +163,7 @@ def bench_placed(plan: CpuPlan | None) -> Iterator[str]:
     the context, restored after; yields what was done, for the report."""
     me = os.getpid()
     before_cpus, before_nice = os.sched_getaffinity(0), os.getpriority(os.PRIO_PROCESS, 0)
+    before_session = session_nice(me)
     os.environ.setdefault(ALL_CPUS_ENV, _cpu_list(frozenset(machine_cpus())))
     if plan is None:  # every CPU of the machine for the bench's tools (a parent's placement not inherited)
         _set(me, set(machine_cpus()), before_nice)
@@ -124,7 +172,7 @@ def bench_placed(plan: CpuPlan | None) -> Iterator[str]:
         finally:
             _set(me, before_cpus, before_nice)
         return
-    refused = _set(me, plan.bench_cpus, BENCH_NICE)
+    refused = _set(me, plan.bench_cpus, BENCH_NICE) or raise_session(me)
     if refused is not None:
         _set(me, before_cpus, before_nice)
         yield f"no CPU plan: {refused}"
@@ -133,6 +181,8 @@ def bench_placed(plan: CpuPlan | None) -> Iterator[str]:
         yield plan.describe()
     finally:
         _set(me, before_cpus, before_nice)
+        if before_session is not None:
+            raise_session(me, before_session)
 
 
 def steer_receive(netns_prefix: list[str], interface: str, cpus: frozenset[int], plan: CpuPlan) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Self
 
 from hil.errors import BenchError
+from hil.plumbing.cpu_plan import raise_session
 
 _PR_SET_PDEATHSIG = 1
 
@@ -30,10 +31,12 @@ def start_logged(
     env: dict[str, str] | None = None,
     pass_fds: tuple[int, ...] = (),
 ) -> subprocess.Popen[bytes]:
+    """`argv` in a session of its own (stopped as a whole) at the bench's session priority
+    (hil.plumbing.cpu_plan.raise_session), its output appended to `log_path`."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
         try:
-            return subprocess.Popen(
+            proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -44,6 +47,8 @@ def start_logged(
             )
         except FileNotFoundError as exc:
             raise BenchError(f"{what}: program not found: {exc.filename}") from None
+    raise_session(proc.pid)
+    return proc
 
 
 class WatchedProcess:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Self
 
 from hil.errors import BenchError, DutError
+from hil.plumbing.cpu_plan import raise_session
 from hil.plumbing.host_dut import PtySerialLine
 from hil.plumbing.proc import WatchedProcess, stop_process
 
@@ -102,6 +103,7 @@ class QemuDutProcess(WatchedProcess):
             self._proc = None
             raise DutError(f"QEMU exited at start (code {code}): {self.log_tail(3)}")
         self.main_loop_scheduling = raise_main_loop(self._proc.pid)
+        raise_session(self._proc.pid)  # its own session: the bench's priority (hil.plumbing.cpu_plan)
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hil.config.errors import ConfigError
+from hil.report.summary import BENCH_FAULTS
 from hil.results.recorder import PRIMARY_METRIC, CaseRecord, trend_values
 
 MAX_SAMPLES = 32  # more values than this are one measurement's samples, not repetitions
@@ -74,10 +75,15 @@ class MetricsHistory:
 
 def history_values(records: list[CaseRecord], rows: list[SummaryRow]) -> dict[str, float]:
     """A run's numbers as kept: every summary row (each case's number and each metric it has a
-    limit on) and every trend metric of every case (hil.results.recorder.TREND_METRICS)."""
-    out = {r.key: r.value for r in rows}
+    limit on) and every trend metric of every case (hil.results.recorder.TREND_METRICS), but for
+    a case a rule of hil.bench_faults judged the bench's (generator- or tester-limited): its
+    numbers are the bench's, and a bench's bad day would read as the DUT's step in its history
+    (as hil.results.baseline leaves them out of a baseline)."""
+    benchs = {f"{rec.scenario}/{rec.case}" for rec in records if rec.verdict in BENCH_FAULTS}
+    out = {r.key: r.value for r in rows if r.case not in benchs and r.verdict not in BENCH_FAULTS}
     for rec in records:
-        out |= {f"{rec.scenario}/{rec.case}/{name}": value for name, value in trend_values(rec).items()}
+        if f"{rec.scenario}/{rec.case}" not in benchs:
+            out |= {f"{rec.scenario}/{rec.case}/{name}": value for name, value in trend_values(rec).items()}
     return out
 
 
@@ -86,6 +92,8 @@ def history_samples(records: list[CaseRecord]) -> dict[str, list[float]]:
     them); not a ping's replies, whose median is the case's number."""
     out = {}
     for rec in records:
+        if rec.verdict in BENCH_FAULTS:  # the bench's numbers (history_values)
+            continue
         metric = PRIMARY_METRIC.get(rec.unit, "mbps")
         if metric in REPEATED and 1 < len(rec.values) <= MAX_SAMPLES:
             out[f"{rec.scenario}/{rec.case}/{metric}"] = [round(float(v), 6) for v in rec.values]

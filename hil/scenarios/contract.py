@@ -57,6 +57,8 @@ class BenchFacts:
     isolated: bool = False
     # a real bench's frame tester: the PC's two NICs around the DUT, calibrated (the bench file's `tester:`)
     two_nic_tester: bool = False
+    # the build the bidirectional cases flash (the kind's FULL_DUPLEX_BUILD), None: the bench file's
+    full_duplex_build: str | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from hil.config.errors import load_model
 from hil.errors import BenchError
 from hil.paths import PROJECT_ROOT
+from hil.plumbing.cpu_plan import raise_session
 from hil.traffic import stream_peer
 from hil.traffic.stream_peer import BASE_PORT, GO, HEADER, READY, STARTED
 
@@ -96,6 +97,7 @@ class StreamPeerRun:
                                           stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
         except FileNotFoundError as exc:
             raise BenchError(f"{self.name} stream peer: program not found: {exc.filename}") from None
+        raise_session(self._proc.pid)  # its own session: the bench's priority (hil.plumbing.cpu_plan)
         threading.Thread(target=self._read, daemon=True).start()
         try:
             self._expect(STARTED, START_TIMEOUT_S)

@@ -124,3 +124,22 @@ def test_the_page_and_its_allure_result(tmp_path: Path, gate: bool) -> None:
     assert result["status"] == ("failed" if gate else "skipped"), result["status"]
     skipped_says = "not gated (--trend-gate off; ./suite ci gates it unless --no-trend-gate)"
     assert gate or result["statusDetails"]["message"].startswith(skipped_says)
+
+
+def test_a_case_judged_the_benchs_stays_out_of_the_history() -> None:
+    """A generator- or tester-limited case's numbers are the bench's: kept, a bench's bad day would
+    read as the DUT's step in its history (as a baseline leaves them out)."""
+    from hil.report.history import history_samples, history_values
+    from hil.report.summary import summary_rows
+    from hil.results.recorder import make_record
+    from hil.stats import summarize
+
+    dut_s = make_record("baseline", "udp-dut_rx", "d", summarize([18.0, 18.1, 18.0]), 19.14)
+    dut_s.verdict, dut_s.threshold = "below threshold", {"min_mbps": 18.5}
+    bench_s = make_record("baseline", "udp-dut_tx", "d", summarize([12.0, 12.1, 12.0]), 19.14)
+    bench_s.verdict, bench_s.threshold = "generator-limited", {"min_mbps": 16.8}
+    records = [dut_s, bench_s]
+    values = history_values(records, summary_rows(records))
+    assert "baseline/udp-dut_rx/mbps" in values, "the DUT's own miss is its history"
+    assert not [k for k in values if k.startswith("baseline/udp-dut_tx/")], values
+    assert list(history_samples(records)) == ["baseline/udp-dut_rx/mbps"]

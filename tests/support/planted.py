@@ -58,7 +58,10 @@ def _as_a_user_load() -> None:
 @contextlib.contextmanager
 def busy_cores(n: int) -> Iterator[None]:
     """n normal-priority busy loops (`./suite test --busy n`) for the context."""
-    loops = [subprocess.Popen(["bash", "-c", "while :; do :; done"], preexec_fn=_as_a_user_load) for _ in range(n)]
+    loops = [
+        subprocess.Popen(["bash", "-c", "while :; do :; done"], preexec_fn=_as_a_user_load, start_new_session=True)
+        for _ in range(n)
+    ]  # each in a session of its own, as another job's load is (hil.plumbing.cpu_plan.raise_session)
     try:
         yield
     finally:

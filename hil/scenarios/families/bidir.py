@@ -17,7 +17,7 @@ import allure
 from hil.directions import direction_name
 from hil.results.dut_side import dut_side
 from hil.results.recorder import CaseRecord, make_record
-from hil.scenarios.contract import BenchFacts, Case, register
+from hil.scenarios.contract import BUILDS, BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, IPERF3, SIZE, THROUGHPUT, UDP, ScenarioShape
 from hil.scenarios.offered import BIDIR_UDP_OF_THEORY
 from hil.scenarios.sweep import add_tcp_figures, attach_text, check, confirm_miss
@@ -40,6 +40,7 @@ class BidirPoint:
     proto: str
     amount: str | None = None  # iperf -n
     write_length: int | None = None  # iperf -l
+    build: str | None = None  # the build configuration flashed for the case (None: the bench file's)
 
 
 @register
@@ -54,11 +55,13 @@ class Bidirectional:
     def cases(self, bench: BenchFacts) -> list[Case]:
         """`bidir/tcp`, `bidir/udp`; through a DUT in the path the profile's data sizes and write
         lengths too (`bidir/tcp-n100M`, `bidir/tcp-l64`)."""
-        points = [BidirPoint("tcp", "tcp"), BidirPoint("udp", "udp")]
+        build = bench.full_duplex_build
+        points = [BidirPoint("tcp", "tcp", build=build), BidirPoint("udp", "udp", build=build)]
         if bench.in_path:
             points += [BidirPoint(f"tcp-n{a}", "tcp", amount=a) for a in bench.profile.bidir_amounts]
             points += [BidirPoint(f"tcp-l{n}", "tcp", write_length=n) for n in bench.profile.bidir_lengths]
-        return [Case(self, f"bidir/{p.name}", p, needs=frozenset({"concurrent"})) for p in points]
+        needs = frozenset({"concurrent"}) | (BUILDS if build else frozenset())
+        return [Case(self, f"bidir/{p.name}", p, needs=needs, own_builds=p.build is not None) for p in points]
 
     def record_keys(self, case: Case, bench: BenchFacts) -> list[tuple[str, str]]:
         name = case.point.name  # type: ignore[attr-defined]
@@ -74,6 +77,10 @@ def run_bidirectional(hil: HilContext, point: BidirPoint) -> None:
     allure.dynamic.story(f"bidir {proto.upper()}")
     what = f" -n {amount}" if amount else (f" -l {write_length}" if write_length else "")
     title = f"bidir/{name}: {proto.upper()}{what} both directions at once"
+    if point.build is not None:  # the kind's full-duplex build (hil.config.sections FULL_DUPLEX_BUILD)
+        if hil.dut.adapter.current_config != point.build:
+            hil.flash_config(point.build)
+        title += f" (build {point.build})"
     allure.dynamic.title(title)
     scenario = "bidir"
     for direction in ("dut_tx", "dut_rx"):  # a case without limits is an error before any traffic
