@@ -7,17 +7,23 @@ unchanged firmware failed a run as the DUT's (a false alarm), unless --figures-o
      (margin = ceiling / theory: above 1 the bench can hold that link's rate; the test command gates
      at 20 Mbit/s, `./suite main` measures at 100). Benches: the host firmware (the virtual bench)
      and the Cortex-M7 image on QEMU (bench/qemu.yaml);
-  2. false alarms: --runs child runs of the baseline family as the test command runs it (link at
-     20 Mbit/s, thresholds/virtual-20m.yaml, a miss measured again) with the firmware as built,
-     idle and busy; each run that ends as a DUT failure (exit 1) is a false alarm, its cases named.
+  2. false alarms: --runs child runs of the baseline family (and the idle ping's latency) as CI
+     runs it (the test command's link at 20 Mbit/s, thresholds/virtual-20m.yaml, 3 repetitions per
+     case as the quick profile, a miss measured again) with the firmware as built, idle and busy,
+     each load's runs into one results folder as a CI job's; each run that ends as a DUT failure
+     (exit 1) is a false alarm, its cases named. --history-out keeps each load's history
+     (virtual-20m-idle.jsonl, virtual-20m-busy.jsonl): the recordings benchmarks/detection_power.py
+     replays (benchmarks/record_history.py makes the same for one load or for QEMU).
 
-Run as root from the project root:  python -m benchmarks.bench_margin [--runs 20] [--busy 1]
+Run as root from the project root:
+  python -m benchmarks.bench_margin [--runs 20] [--busy 1] [--history-out benchmarks/data]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -25,14 +31,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.entry import parsed, parser, run_benchmark, verdict
+from benchmarks.record_history import REPEAT, SELECTION
 from hil.console.serial_console import SerialConsole
 from hil.errors import DutError
 from hil.exit_codes import ExitCode
 from hil.paths import board_firmware, host_firmware
-from hil.plumbing.cpu_plan import CpuPlan, bench_placed, make_plan, place_process
+from hil.plumbing.cpu_plan import CpuPlan, bench_placed, make_plan, place_cpu_thread, place_process
+from hil.plumbing.cpu_share import thread_named
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
 from hil.plumbing.netns import TAP, VirtualTopology
-from hil.plumbing.qemu import MACHINE, QemuDutProcess
+from hil.plumbing.qemu import MACHINE, VCPU_THREAD, QemuDutProcess
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server, run_client
@@ -101,8 +109,9 @@ def ceilings(args: argparse.Namespace, plan: CpuPlan | None, workdir: Path) -> l
     with VirtualTopology(cpu_plan=plan) as topo:
         for bench, start in BENCHES.items():
             with start(topo, workdir) as (console, pid):
-                if plan is not None and pid is not None:
-                    refused = place_process(pid, plan.dut_cpus)
+                if plan is not None and pid is not None:  # as the suite places it (hil.dut.local, hil.dut.qemu)
+                    vcpu = thread_named(pid, VCPU_THREAD) if start is qemu_dut else None
+                    refused = place_cpu_thread(pid, vcpu, plan) if vcpu else place_process(pid, plan.dut_cpus)
                     if refused:
                         print(f"  {bench}: {refused}")
                 console.identify(20)
@@ -134,8 +143,9 @@ def false_alarms(args: argparse.Namespace, workdir: Path) -> list[str]:
     for busy in sorted({0, args.busy}):
         failed: list[str] = []
         bench_faults = 0
+        results = workdir / f"runs-{busy}"  # one results folder per load: its history is a CI job's
         for i in range(args.runs):
-            run = child_run(workdir / f"runs-{busy}-{i}", ("-m", "baseline"), None, busy)
+            run = child_run(results, (*SELECTION, "--repeat", str(REPEAT)), None, busy)
             missed = sorted(o.case for o in run.outcomes.values() if o.status in ("failed", "error"))
             if run.returncode == ExitCode.DUT_FAILED:
                 failed.append(f"run {i + 1}: {', '.join(missed) or 'no case named'}")
@@ -147,6 +157,11 @@ def false_alarms(args: argparse.Namespace, workdir: Path) -> list[str]:
                   f"{' (' + ', '.join(missed) + ')' if missed else ''}", flush=True)  # fmt: skip
         print(f"false alarms, busy {busy}: {len(failed)} of {args.runs} runs failed as the DUT's, "
               f"{bench_faults} bench faults")  # fmt: skip
+        if args.history_out is not None:
+            kept = args.history_out / f"virtual-20m-{'busy' if busy else 'idle'}.jsonl"
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(results / "history" / "metrics.jsonl", kept)
+            print(f"history of the {args.runs} runs: {kept}")
         alarms += [f"busy {busy}: {f}" for f in failed]
     return alarms
 
@@ -168,6 +183,7 @@ def main() -> int:
     p = parser(__doc__)
     p.add_argument("--busy", type=int, default=1, help="cores kept busy for the busy figures (default 1)")
     p.add_argument("--runs", type=int, default=20, help="baseline runs per load for the false alarms (0: none)")
+    p.add_argument("--history-out", type=Path, help="keep each load's history here (detection_power's recordings)")
     args = parsed(p)
     if args.busy < 0 or args.runs < 0:
         p.error("--busy and --runs take a number >= 0")

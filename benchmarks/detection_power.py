@@ -30,7 +30,7 @@ from pathlib import Path
 
 from hil.report.changepoints import DETECTORS, GATE_DETECTOR, Run
 from hil.report.history import MetricsHistory, RunNumbers, run_value
-from hil.report.trends import GATED_METRICS, MIN_GROUP, analyse
+from hil.report.trends import CLEAR_FACTOR, GATED_METRICS, MIN_GROUP, analyse
 from hil.results.recorder import TREND_METRICS
 
 HISTORY, AFTER = 10, 5  # runs before the step (a CI history's steady stretch), runs after it
@@ -43,7 +43,15 @@ STEPS: dict[str, tuple[frozenset[str], tuple[tuple[str, float, str], ...]]] = {
     "latency": (frozenset({"median_ms", "latency_ms"}), (("+20 %", 20.0, "pct"),)),
 }  # fmt: skip
 GOAL_STEP, GOAL_RECALL, GOAL_FALSE_PCT = "-3 %", 90.0, 0.5
-CONFIGS = tuple((d, g) for d in sorted(DETECTORS) for g in (1, 2))  # (detector, min runs in the newest group)
+# (detector, min runs in the newest group, the change a newer group of fewer runs needs in relevant
+# differences: None, never)
+Config = tuple[str, int, float | None]
+CONFIGS: tuple[Config, ...] = (
+    *((d, g, None) for d in sorted(DETECTORS) for g in (1, 2)),
+    (GATE_DETECTOR, MIN_GROUP, 1.5),
+    (GATE_DETECTOR, MIN_GROUP, CLEAR_FACTOR),
+    (GATE_DETECTOR, MIN_GROUP, 3.0),
+)
 
 
 @dataclass(frozen=True)
@@ -77,12 +85,13 @@ def stepped(run: Run, size: float, kind: str) -> Run:
     return one(float(run)) if isinstance(run, int | float) else [one(float(v)) for v in run]
 
 
-def flags(key: str, runs: Sequence[Run], detector: str, min_group: int) -> bool:
+def flags(key: str, runs: Sequence[Run], detector: str, min_group: int, clear: float | None) -> bool:
     names = [f"R{i}" for i in range(len(runs))]
-    return analyse(key, names, runs, detector=detector, min_group=min_group).verdict == "regression"
+    found = analyse(key, names, runs, detector=detector, min_group=min_group, clear_factor=clear)
+    return found.verdict == "regression"
 
 
-def recall(s: Series, size: float, kind: str, trials: int, rng: random.Random, cfg: tuple[str, int]) -> list[int]:
+def recall(s: Series, size: float, kind: str, trials: int, rng: random.Random, cfg: Config) -> list[int]:
     """Per trial, the first run after the step at which the gate flagged it (AFTER + 1: never)."""
     out = []
     for _ in range(trials):
@@ -94,7 +103,7 @@ def recall(s: Series, size: float, kind: str, trials: int, rng: random.Random, c
 
 
 def false_alarms(
-    series: Sequence[Series], trials: int, rng: random.Random, cfg: tuple[str, int]
+    series: Sequence[Series], trials: int, rng: random.Random, cfg: Config
 ) -> tuple[int, int, dict[str, int]]:
     """(case-run evaluations flagged, evaluations, flags per metric) on unchanged histories."""
     by_case: dict[str, list[Series]] = defaultdict(list)
@@ -122,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--figures-only", action="store_true", help="exit 0 whatever the figures")
     opt = p.parse_args(argv)
-    gate = (GATE_DETECTOR, MIN_GROUP)
+    gate: Config = (GATE_DETECTOR, MIN_GROUP, CLEAR_FACTOR)
     missed: list[str] = []
     for path in opt.recordings:
         runs = load(path)
@@ -131,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         for cfg in CONFIGS:
             rng = random.Random(opt.seed)
             mark = "  <- the gate" if cfg == gate else ""
-            print(f"-- detector {cfg[0]}, newest group >= {cfg[1]} run(s){mark}")
+            clear = f", or one run {cfg[2]:g} x the relevant change" if cfg[2] else ""
+            print(f"-- detector {cfg[0]}, newest group >= {cfg[1]} run(s){clear}{mark}")
             for cls, (metrics, steps) in STEPS.items():
                 chosen = [s for s in series if s.key.rsplit("/", 1)[-1] in metrics]
                 if not chosen:

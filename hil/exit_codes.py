@@ -65,8 +65,8 @@ TABLE = {
         "a run stopped by SIGINT",
     ),
     ExitCode.SUITE_ERROR: (
-        "an error of the suite itself: a bug (one `hil: SUITE ERROR ...` line comes before its traceback), or "
-        "the report could not be built",
+        "an error of the suite itself: a bug (one `hil: SUITE ERROR ...` line comes before its traceback, also "
+        "when it happens after the cases, writing the run's summary), or the report could not be built",
         "report it; retrying will not help",
         "an unclassified exception",
     ),

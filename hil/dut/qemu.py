@@ -73,9 +73,9 @@ class QemuDut(LocalDut):
         """QEMU's vCPU thread (the board's CPU) on the DUT's own core, its main loop (the emulated
         LAN9118 and UART, at real-time priority: hil.plumbing.qemu) and other threads on the
         bench's: a board's MAC and UART work beside its CPU, not on it. With both on one core the
-        main loop took the vCPU's core 6-8 % of a bidirectional TCP test and, sharing it, the
-        emulated CPU's speed depended on the traffic the emulator carried (measured idle and with
-        a core kept busy, 2026-12-04: 0.4-1.9 % apart)."""
+        vCPU waited for its core 5-8 % of a bidirectional TCP test (the main loop preempting it),
+        so the emulated CPU's speed depended on the traffic the emulator carried; with the main
+        loop on the bench's core it waited 0.4-1.9 %, idle and with a core kept busy (2026-12-04)."""
         plan, pid = self.topology.cpu_plan, self.pid
         if plan is None or pid is None:
             super()._place()

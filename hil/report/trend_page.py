@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hil.report.allure_results import write_page_result
 from hil.report.history import RunNumbers
-from hil.report.trends import DEFAULT_RUNS, MIN_GROUP, MIN_RUNS, Trend, trend_text, trends
+from hil.report.trends import CLEAR_FACTOR, DEFAULT_RUNS, MIN_GROUP, MIN_RUNS, Trend, trend_text, trends
 from hil.results.recorder import metric_unit
 from hil.scenarios.charts import trend_chart
 
@@ -51,9 +51,10 @@ def trends_html(found: Sequence[Trend], title: str) -> str:
         )
     how = (f"Each case metric's newest runs (at most {DEFAULT_RUNS}, at least {MIN_RUNS}) split into groups of steady "
            "values by FD.io CSIT's jumpavg (minimum description length, each run weighed by its repetitions; "
-           "the noise is the history's, not one run's); the newest group, once it has "
-           f"{MIN_GROUP} run(s), against the one before (a step) and the best one before (a drift): a change "
-           "when it differs by the metric's relevant difference or more. A dashed line marks where a change "
+           "the noise is the history's, not one run's); the newest group against the one before (a step) and "
+           "the best one before (a drift): a change when it differs by the metric's relevant difference or more "
+           f"once the group has {MIN_GROUP} run(s), by {CLEAR_FACTOR:g} times that with one. A dashed line marks "
+           "where a change "
            "began, with the build (firmware version and image digest) it began with.")  # fmt: skip
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"

@@ -5,7 +5,8 @@ RFC 6349 TTR), the last runs of the same DUT and profile split into groups of st
 change-point detector (hil.report.changepoints: CSIT's jumpavg, each run weighed by its
 repetitions), and a verdict on the newest group: a regression or a progression with the run (and
 build) where it began, or steady. A step too small for any one run's floor shows as a group of its
-own once MIN_GROUP runs sit on it; a slow drift as several groups, each worse than the best before.
+own once MIN_GROUP runs sit on it, or at once when it is CLEAR_FACTOR times the relevant change;
+a slow drift as several groups, each worse than the best before.
 
 The noise is the series' own, from its history (jumpavg codes each group's spread), never one
 run's: a defect that scatters the repetitions does not widen its own allowance. A change must also
@@ -33,6 +34,10 @@ GATED_METRICS = frozenset({"mbps", "kbps", "median_ms", "loss_pct", "tcp_efficie
                            "pool_free", "heap_free", "ndr_mbps", "pdr_mbps"})  # fmt: skip
 RELEVANT_SPREADS = 4.0  # a change must also exceed this many run-to-run spreads of the history before it
 MIN_GROUP = 2  # runs in the newest group before it is a change (one odd run of a busy host is not)
+# ... unless that one run's change is this many times the relevant difference: a 3 % step of a
+# rate or 0.3 points of loss fail the first run that shows them (the noise of one odd run stays
+# under it: benchmarks/detection_power.py, docs/history.md)
+CLEAR_FACTOR = 2.0
 # per metric: (the detector's resolution, the smallest relevant change), each either relative
 # ("pct": of the series' median) or absolute (in the metric's unit)
 SCALE: dict[str, tuple[tuple[float, str], tuple[float, str]]] = {
@@ -108,7 +113,7 @@ class Trend:
 
 def analyse(
     key: str, runs: Sequence[str], series: Sequence[Run], builds: Sequence[str] = (),
-    detector: str = GATE_DETECTOR, min_group: int = MIN_GROUP,
+    detector: str = GATE_DETECTOR, min_group: int = MIN_GROUP, clear_factor: float | None = CLEAR_FACTOR,
 ) -> Trend:  # fmt: skip
     """One series' groups and the verdict on its newest group: against the group before it (a
     step), else against the best group before it (a drift of several steps); a change when the
@@ -120,16 +125,21 @@ def analyse(
     resolution, relevant = _scaled(resolution_spec, level), _scaled(relevant_spec, level)
     groups = DETECTORS[detector](series, max(resolution, 1e-9))
     base = Trend(key, tuple(runs), tuple(values), tuple(groups), noise_sd(values), "steady", builds=tuple(builds))
-    if len(groups) < 2 or groups[-1].stop - groups[-1].start < min_group:
+    if len(groups) < 2:
         return base
     higher = metric_better(metric) == "higher"
     last, previous = groups[-1], groups[-2]
     # the history's own spread before the newest group: a metric that scatters run to run (a ping's
     # p99, jitter, the DUT's CPU share) needs a change beyond it (benchmarks/detection_power.py)
     relevant = max(relevant, RELEVANT_SPREADS * noise_sd(values[: last.start]) if last.start >= 2 else 0.0)
+    # a newest group of fewer than min_group runs counts only with a clear change (clear_factor)
+    confirmed = last.stop - last.start >= min_group
+    if not confirmed and clear_factor is None:
+        return base
+    needed = relevant if confirmed else relevant * (clear_factor or 1.0)
 
     def worse(a: Group, b: Group) -> bool:  # a worse than b, by a relevant difference
-        return (b.mean - a.mean if higher else a.mean - b.mean) >= relevant
+        return (b.mean - a.mean if higher else a.mean - b.mean) >= needed
 
     best = max(groups[:-1], key=lambda g: g.mean if higher else -g.mean)
     if worse(last, previous):
@@ -139,7 +149,7 @@ def analyse(
         start = next(g.start for g in groups if g.start > best.start)  # the first step down from the best
         return Trend(**{**base.__dict__, "verdict": "regression", "since": start, "before": best.mean,
                         "after": last.mean})  # fmt: skip
-    if worse(previous, last):
+    if worse(previous, last) and confirmed:
         return Trend(**{**base.__dict__, "verdict": "progression", "since": last.start, "before": previous.mean,
                         "after": last.mean})  # fmt: skip
     return base

@@ -252,6 +252,15 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
     return BidirResult(out_tx, out_rx)
 
 
+# Both hosts' TCP window in a bidirectional test (iperf 3 -w, both ends): each direction's ACKs
+# queue behind the other direction's data in the shaper (tbf, 50 ms of the link), so two windows
+# that grow until that queue overflows (cubic) starve each other's ACKs, and which direction loses
+# within a 2-s test was chance (the bridge's downlink 84.1-96.4 % over runs). A window that covers
+# the path's round trip several times over (at 100 Mbit/s 5 ms of the link, at 20 Mbit/s 26 ms)
+# but never fills the queue keeps both directions at the link's rate, lossless, every run.
+BIDIR_HOST_WINDOW = "64K"
+
+
 def run_bidir_hosts(
     proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float | None, pc: PcSide, far: HostEndpoint,
     length: int | None = None, amount: str | None = None,
@@ -267,7 +276,8 @@ def run_bidir_hosts(
     log = far.workdir / f"iperf3-server-bidir-{proto}.json"
     args = Iperf3ClientArgs(host=far.ip, port=rx.port, udp=proto == "udp", duration_s=duration_s, length=length,
                             bandwidth=f"{rate_mbps:g}M" if rate_mbps else None, bidir=True,
-                            congestion=pc.tcp_congestion, amount=amount)  # fmt: skip
+                            congestion=pc.tcp_congestion, amount=amount,
+                            window=BIDIR_HOST_WINDOW if proto == "tcp" else None)  # fmt: skip
     with Iperf3Server(far.netns_prefix, rx.port, log) as server:
         _, text = run_iperf3_client(pc.netns_prefix, args, timeout)
         server_text = server.output()

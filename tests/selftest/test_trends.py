@@ -143,3 +143,24 @@ def test_a_case_judged_the_benchs_stays_out_of_the_history() -> None:
     assert "baseline/udp-dut_rx/mbps" in values, "the DUT's own miss is its history"
     assert not [k for k in values if k.startswith("baseline/udp-dut_tx/")], values
     assert list(history_samples(records)) == ["baseline/udp-dut_rx/mbps"]
+
+
+def _runs(key: str, per_run: list[list[float]]) -> list[RunNumbers]:
+    return [
+        RunNumbers(f"R{i}", f"2026-12-0{i + 1}", "d", "quick", {key: sum(v) / len(v)}, samples={key: v})
+        for i, v in enumerate(per_run)
+    ]
+
+
+def test_one_run_fails_with_a_clear_step_and_not_with_a_smaller_one() -> None:
+    """The first stepped run after two unchanged ones is a regression when its change is CLEAR_FACTOR
+    x the relevant one (a 3 % step of a rate: 1 % relevant); a 1.5 % dip of one run waits for a
+    second run on its level (MIN_GROUP)."""
+    key = "baseline/udp-dut_tx/mbps"
+    steady = [[18.01, 18.02, 18.01], [18.02, 18.01, 18.02]]
+    stepped = trends(_runs(key, [*steady, [17.47, 17.48, 17.47]]), "d", "quick")
+    assert stepped[0].verdict == "regression" and stepped[0].since == 2, stepped[0].line()
+    dipped = trends(_runs(key, [*steady, [17.74, 17.75, 17.74]]), "d", "quick")
+    assert dipped[0].verdict == "steady", dipped[0].line()
+    twice = trends(_runs(key, [*steady, [17.74, 17.75, 17.74], [17.75, 17.74, 17.74]]), "d", "quick")
+    assert twice[0].verdict == "regression" and twice[0].since == 2, twice[0].line()
