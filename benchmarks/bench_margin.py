@@ -173,7 +173,8 @@ def run(args: argparse.Namespace) -> int:
         print_margins(ceilings(args, plan, Path(tmp)))
         if args.runs == 0:
             return verdict([], args.figures_only)
-        print(f"\n[2] false alarms: {args.runs} runs of the baseline family as the test command runs it", flush=True)
+        print(f"\n[2] false alarms: {args.runs} runs of the baseline family and the idle ping as CI runs them "
+              f"({REPEAT} repetitions a case)", flush=True)  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="hil-false-alarms-") as tmp:
         alarms = false_alarms(args, Path(tmp))
     return verdict([f"false alarm ({a})" for a in alarms], args.figures_only)
