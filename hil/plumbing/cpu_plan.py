@@ -136,25 +136,23 @@ def _set(pid: int, cpus: frozenset[int] | set[int], niceness: int) -> str | None
 
 
 def place_process(pid: int, cpus: frozenset[int]) -> str | None:
-    """Pins every thread of `pid` to `cpus` at BENCH_NICE, its session too; threads it starts later
-    inherit both. Returns why it could not (None: placed)."""
-    return _set(pid, cpus, BENCH_NICE) or raise_session(pid)
+    """Pins every thread of `pid` to `cpus` at BENCH_NICE; threads it starts later inherit both.
+    Returns why it could not (None: placed). (Its session's priority is set where it is started in
+    a session of its own: raise_session.)"""
+    return _set(pid, cpus, BENCH_NICE)
 
 
 def place_cpu_thread(pid: int, cpu_thread: int, plan: CpuPlan) -> str | None:
     """The thread that is the DUT's CPU (an emulator's vCPU) on the DUT's core, every other thread
     of `pid` (the emulator's device and I/O threads: a board's MAC and UART work beside its CPU)
     on the bench's, all at BENCH_NICE. Returns why it could not (None: placed)."""
-    for tid in _threads(pid):
-        cpus = plan.dut_cpus if tid == cpu_thread else plan.bench_cpus
+    refused = _set(pid, plan.bench_cpus, BENCH_NICE)
+    if refused is None:
         try:
-            os.sched_setaffinity(tid, cpus)
-            os.setpriority(os.PRIO_PROCESS, tid, BENCH_NICE)
-        except ProcessLookupError:
-            continue
+            os.sched_setaffinity(cpu_thread, plan.dut_cpus)
         except OSError as exc:
-            return f"CPU placement refused ({exc.strerror}: run as root)"
-    return raise_session(pid)
+            return f"CPU placement of thread {cpu_thread} refused ({exc.strerror})"
+    return refused
 
 
 @contextlib.contextmanager

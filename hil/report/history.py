@@ -80,7 +80,7 @@ def history_values(records: list[CaseRecord], rows: list[SummaryRow]) -> dict[st
     numbers are the bench's, and a bench's bad day would read as the DUT's step in its history
     (as hil.results.baseline leaves them out of a baseline)."""
     benchs = {f"{rec.scenario}/{rec.case}" for rec in records if rec.verdict in BENCH_FAULTS}
-    out = {r.key: r.value for r in rows if r.case not in benchs and r.verdict not in BENCH_FAULTS}
+    out = {r.key: r.value for r in rows if r.case not in benchs}
     for rec in records:
         if f"{rec.scenario}/{rec.case}" not in benchs:
             out |= {f"{rec.scenario}/{rec.case}/{name}": value for name, value in trend_values(rec).items()}
