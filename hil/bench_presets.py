@@ -8,6 +8,10 @@ command's unit tests and fuzzing build it; the `host-planted` defect build, also
 robustness option of any virtual-bench job, `--robustness-build planted`, and is built).
 
     python -m hil.bench_presets BENCH_FILE    one preset per line; exit 4 on a bad bench file
+    python -m hil.bench_presets --esp-idf BENCH_FILE
+                                             the ESP-IDF builds its ESP32 DUTs run on the project's
+                                             firmware, "TARGET CONFIG" a line (none for a stock
+                                             example's build or an image)
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import sys
 from pathlib import Path
 
 from hil.config.errors import ConfigError
+from hil.config.sections import ESP32_PROJECT_DIR
 from hil.dut import qemu, same70, virtual
 from hil.dut.bench_file import load_bench
 from hil.dut.presets import PRESETS_FILE
@@ -37,12 +42,25 @@ def bench_presets(bench: Path) -> list[str]:
     return wanted
 
 
+def esp_idf_builds(bench: Path) -> list[str]:
+    """ "TARGET CONFIG" for every ESP-IDF build of the project's firmware the bench's DUTs flash."""
+    wanted: list[str] = []
+    for dut in load_bench(bench).duts:
+        idf = getattr(dut, "idf", None)
+        if idf is None or getattr(dut, "stock_firmware", False) or idf.project_dir != ESP32_PROJECT_DIR:
+            continue
+        wanted += [line for c in dut.build_configs if (line := f"{idf.target} {c}") not in wanted]
+    return wanted
+
+
 def main(argv: list[str]) -> int:
+    esp_idf = argv[:1] == ["--esp-idf"]
+    argv = argv[1:] if esp_idf else argv
     if len(argv) != 1:
-        print("usage: python -m hil.bench_presets BENCH_FILE", file=sys.stderr)
+        print("usage: python -m hil.bench_presets [--esp-idf] BENCH_FILE", file=sys.stderr)
         return ExitCode.USAGE_ERROR
     try:
-        print("\n".join(bench_presets(Path(argv[0]))))
+        print("\n".join((esp_idf_builds if esp_idf else bench_presets)(Path(argv[0]))))
     except ConfigError as exc:
         print(f"bench_presets: {exc}", file=sys.stderr)
         return ExitCode.USAGE_ERROR

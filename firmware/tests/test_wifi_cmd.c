@@ -223,28 +223,6 @@ static void test_request_queue_overflow(void)
     CHECK(count("ERR wifi busy: 4 requests queued") == 2);
 }
 
-static void test_build_time_credentials(void)
-{
-    struct wifi_sta_target t;
-    memset(&t, 0, sizeof t);
-    memcpy(t.ssid, AP_SSID, strlen(AP_SSID));
-    t.ssid_len = strlen(AP_SSID);
-    memcpy(t.psk, AP_PSK, strlen(AP_PSK));
-    t.psk_len = strlen(AP_PSK);
-    t.ip = 0x0a4d0002u;
-    t.netmask = 0xffffff00u;
-    test_output_reset();
-    CHECK(wifi_cmd_connect_at_boot(&t));
-    CHECK(!wifi_cmd_connect_at_boot(&t)); /* one already queued */
-    run_ms(100);
-    CHECK(has("WIFI status=connected source=build ssid_hex=" AP_SSID_HEX " bssid=02:00:00:00:a0:01 "));
-    CHECK(!has("RESULT wifi"));
-    command("wifi status");
-    CHECK(has("RESULT wifi status=connected source=build "));
-    CHECK(!psk_leaked());
-    command("wifi disconnect");
-}
-
 int main(void)
 {
     CHECK(fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT));
@@ -262,7 +240,6 @@ int main(void)
     test_firmware_timeout();
     test_malformed_arguments();
     test_request_queue_overflow();
-    test_build_time_credentials();
     CHECK(!host_core_locked());
     return check_summary("test_wifi_cmd");
 }

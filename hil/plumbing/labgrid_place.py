@@ -151,6 +151,13 @@ class PlaceLock:
             raise BenchError(f"labgrid place {self.place}: {answer.get('error')} (coordinator {self.coordinator})")
         return out.returncode, answer
 
+    def status(self) -> dict[str, object]:
+        """What the coordinator says of the place (its resources, who holds it), locking nothing."""
+        rc, answer = self._tool("status", self.place)
+        if rc != 0:
+            raise BenchError(f"labgrid place {self.place}: {answer.get('error')} (coordinator {self.coordinator})")
+        return answer
+
     def acquire(self) -> PlaceResources:
         """Locks the place: a stale lock of a killed run on this host is named and released; a
         lock held by anyone else is waited for up to wait_s, then a BenchError names the holder."""

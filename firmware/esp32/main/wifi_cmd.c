@@ -23,7 +23,7 @@ struct request {
 enum link_state { LINK_IDLE, LINK_CONNECTING, LINK_CONNECTED };
 
 /* Who hears how the connection attempt ends: a `wifi connect` waiting for its final line, or
- * nobody but the log ("WIFI ..." lines: build-time credentials, re-joining a lost link). */
+ * nobody but the log ("WIFI ..." lines: re-joining a lost link). */
 enum reply { REPLY_CONSOLE, REPLY_EVENT };
 
 /* Requests are queued by the console command and taken by wifi_cmd_service; both run in the app
@@ -164,18 +164,6 @@ void wifi_command(int argc, char **argv)
         fw_err("wifi", "busy: %u requests queued", (unsigned)HIL_WIFI_REQUEST_QUEUE_LEN);
     }
     wifi_sta_wipe(&r, sizeof r);
-}
-
-bool wifi_cmd_connect_at_boot(const struct wifi_sta_target *target)
-{
-    struct request r;
-    memset(&r, 0, sizeof r);
-    r.kind = REQUEST_CONNECT;
-    r.target = *target;
-    r.target.source = WIFI_STA_SOURCE_BUILD;
-    bool ok = w.state == LINK_IDLE && !connect_queued() && enqueue(&r);
-    wifi_sta_wipe(&r, sizeof r);
-    return ok;
 }
 
 /* ---- Output (the app task takes the lwIP core lock to print) -------------------------------- */

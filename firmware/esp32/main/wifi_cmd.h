@@ -13,8 +13,8 @@
  *   wifi disconnect  RESULT wifi status=disconnected (after "ERR wifi connect failed: aborted by wifi
  *                    disconnect" when a `wifi connect` was still waiting for its final line)
  *
- * The passphrase is never printed; the SSID only as hex. Events without a command (connection
- * from build-time credentials, a lost and re-joined link) are reported as "WIFI status=..." lines.
+ * The passphrase is never printed; the SSID only as hex. Events without a command (a lost and
+ * re-joined link) are reported as "WIFI status=..." lines.
  */
 #ifndef WIFI_CMD_H
 #define WIFI_CMD_H
@@ -25,9 +25,6 @@
 
 /** The console command (runs in the app task with the lwIP core lock held; only queues work). */
 void wifi_command(int argc, char **argv);
-
-/** Queues a connection without a console command (build-time credentials); false if busy. */
-bool wifi_cmd_connect_at_boot(const struct wifi_sta_target *target);
 
 /** Does the queued work and follows the driver's events; app task, lwIP core lock NOT held. */
 void wifi_cmd_service(void);
