@@ -70,8 +70,6 @@ def load_run(opt: object) -> RunConfig:
             f"{dut.link.rate_mbit:g} (--link-mbit or the bench file): give --thresholds for that rate"
         )
     if not opt.collectonly:  # type: ignore[attr-defined]  # secrets are needed to run, not to list the tests
-        for secret in bench.secrets:
-            secret.value()
         dut.check_secrets()
         if dut.firmware.image is not None and dut.IMAGE_FORMAT is not None:  # before a bench comes up
             check_image_file(dut.firmware.image, dut.IMAGE_FORMAT, f"{bench_path}: DUT {dut.name}: firmware.image")

@@ -198,26 +198,6 @@ class PcConfig(Strict):
     tcp_congestion: Annotated[str, Field(pattern=r"^[a-z0-9_]{1,15}$")] | None = DEFAULT_TCP_CONGESTION
 
 
-class SecretRef(Strict):
-    """A secret given by environment variable name (never the value)."""
-
-    name: str
-    env: str
-
-    @field_validator("env")
-    @classmethod
-    def _env_name(cls, v: str) -> str:
-        if not _ENV_NAME.match(v):
-            raise ValueError(f"not an environment variable name: {v!r}")
-        return v
-
-    def value(self) -> str:
-        try:
-            return os.environ[self.env]
-        except KeyError:
-            raise ConfigError(f"secret {self.name!r} needs the environment variable {self.env}") from None
-
-
 _HOSTNAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$")
 
 

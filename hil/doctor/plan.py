@@ -28,18 +28,6 @@ def host_checks(bench: BenchConfig) -> Iterator[Check]:
     yield host.iperf_versions
     yield lambda: [host.tools(local)]
     yield lambda: [host.clock_source()]
-    for secret in bench.secrets:
-        yield lambda secret=secret: [_bench_secret(secret.name, secret.env)]
-
-
-def _bench_secret(name: str, env: str) -> Finding:
-    import os
-
-    if env in os.environ:
-        return ok(f"secret {name}", f"{env} is set")
-    return problem(
-        f"secret {name}", f"{env} is not set", f"export {env}=... in the shell that runs the suite (sudo -E)"
-    )
 
 
 def dut_checks(dut: DutBase, place: str | None, coordinator: str | None) -> Iterator[Check]:

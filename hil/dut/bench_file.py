@@ -1,8 +1,8 @@
 """The bench file: the PC, the DUTs (each in its kind's own section, chosen by `kind`: the kinds'
-registry, hil.dut.kinds), the secrets.
+registry, hil.dut.kinds).
 
-Secrets (Wi-Fi passwords) are never written in the file: a key ending in ``_env`` names the
-environment variable that holds the value.
+The one secret a bench has, a Wi-Fi passphrase, is never written in the file: `wifi.psk_env`
+names the environment variable that holds it (SSH keys are files the bench file names).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from hil.config.errors import load_model
-from hil.config.sections import PcConfig, SecretRef, Strict
+from hil.config.sections import PcConfig, Strict
 from hil.dut.kinds import dut_section, kinds
 from hil.paths import PROJECT_ROOT
 
@@ -26,7 +26,16 @@ class BenchConfig(Strict):
     name: str = "bench"
     pc: PcConfig = PcConfig()
     duts: Annotated[list[DutSection], Field(min_length=1)]  # type: ignore[valid-type]
-    secrets: list[SecretRef] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_secrets_list(cls, data: object) -> object:
+        if isinstance(data, dict) and "secrets" in data:
+            raise ValueError(
+                "secrets: is gone: the Wi-Fi passphrase comes from the one environment variable the DUT's "
+                "wifi.psk_env names (docs/benches.md); remove the `secrets:` list"
+            )
+        return data
 
     @model_validator(mode="after")
     def _unique_names(self) -> BenchConfig:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -16,19 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from hil.doctor.board_checks import baked_into
 from hil.paths import PROJECT_ROOT
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
 PSK_ENV = "HIL_WIFI_PSK"
 WIFI_BENCH = PROJECT_ROOT / "bench" / "virtual-wifi.yaml"
-
-
-def bench_with_secret(tmp_path: Path) -> Path:
-    text = (PROJECT_ROOT / "bench" / "virtual.yaml").read_text()
-    path = tmp_path / "bench.yaml"
-    path.write_text(text + f"secrets:\n  - name: wifi-psk\n    env: {PSK_ENV}\n")
-    return path
 
 
 def files_holding(root: Path, needles: tuple[str, ...]) -> list[str]:
@@ -72,15 +67,54 @@ def test_psk_found_nowhere_after_a_run(tmp_path: Path) -> None:
     print(f"searched {searched} files (results, logs, Allure results, HTML report) and pytest's output: no PSK")
 
 
-@pytest.mark.parametrize("bench", ["secrets", "wifi"])
-def test_unset_psk_variable_stops_the_run_with_one_line(tmp_path: Path, bench: str) -> None:
+def test_unset_psk_variable_stops_the_run_with_one_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != PSK_ENV}
-    path = bench_with_secret(tmp_path) if bench == "secrets" else WIFI_BENCH
-    argv = [sys.executable, "-m", "pytest", "tests/hil", "-m", "latency", "--bench", str(path),
+    argv = [sys.executable, "-m", "pytest", "tests/hil", "-m", "latency", "--bench", str(WIFI_BENCH),
             "--results-dir", str(tmp_path / "results"), f"--alluredir={tmp_path / 'allure'}"]  # fmt: skip
     run = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     out = run.stdout + run.stderr
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, out[-2000:]
-    expected = {"secrets": f"secret 'wifi-psk' needs the environment variable {PSK_ENV}",
-                "wifi": f"Wi-Fi 'hil-sim-ap': the PSK's environment variable {PSK_ENV} is not set"}  # fmt: skip
-    assert expected[bench] in out and "Traceback" not in out
+    expected = f"Wi-Fi 'hil-sim-ap': the PSK's environment variable {PSK_ENV} is not set"
+    assert expected in out and "Traceback" not in out
+
+
+# what a build reads from its environment: CMake's $ENV{...}, a script's getenv or $VAR, Kconfig's env
+BUILD_FILES = ("CMakeLists.txt", "*.cmake", "Kconfig*", "*.sh", "CMakePresets.json", "idf_component.yml")
+
+
+def test_no_firmware_build_reads_the_psk() -> None:
+    """The PSK's variable (the bench files' psk_env, and any Wi-Fi credential variable) is read by
+    no build file of the firmware: an image can only hold it if a build is given it."""
+    names = {PSK_ENV, "HIL_WIFI_SSID", "WIFI_PASSWORD", "WIFI_PSK"}
+    for bench in (PROJECT_ROOT / "bench").glob("*.yaml"):
+        names |= set(re.findall(r"psk_env:\s*([A-Za-z_][A-Za-z0-9_]*)", bench.read_text()))
+    readers = [
+        f"{path.relative_to(PROJECT_ROOT)}: {name}"
+        for pattern in BUILD_FILES
+        for path in (PROJECT_ROOT / "firmware").rglob(pattern)
+        if "build" not in path.relative_to(PROJECT_ROOT / "firmware").parts[:1] and ".deps" not in path.parts
+        for name in names
+        if name in path.read_text(errors="replace")
+    ]
+    assert readers == []
+
+
+def test_an_image_built_with_the_psk_in_the_environment_holds_none_of_it(tmp_path: Path) -> None:
+    """The host firmware (the Wi-Fi station's build) configured and built with the PSK and an SSID
+    in the environment: neither its image nor any file of its build directory holds the PSK, as
+    bytes or as their hex (doctor's search, hil.doctor.board_checks.baked_into, which finds one
+    planted)."""
+    psk = "Img-" + secrets.token_urlsafe(12)
+    env = {**os.environ, PSK_ENV: psk, "HIL_WIFI_SSID": "hil-sim-ap"}
+    build = tmp_path / "build"
+    firmware = PROJECT_ROOT / "firmware"
+    for argv in (["cmake", "--preset", "host-default", "-B", str(build)], ["cmake", "--build", str(build)]):
+        run = subprocess.run(argv, cwd=firmware, env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+        assert psk not in run.stdout + run.stderr
+    image = build / "host" / "hil-fw-host"
+    assert image.is_file() and image.stat().st_size > 100_000, image
+    assert baked_into(psk.encode(), [build]) == []
+    assert files_holding(build, (psk.lower(), psk.encode().hex())) == []
+    (build / "generated" / "planted.h").write_text(f'static const char psk[] = "{psk}";\n')
+    assert baked_into(psk.encode(), [build]) == [build / "generated" / "planted.h"]
