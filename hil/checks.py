@@ -135,7 +135,8 @@ CRITERION_NAMES = {"mbps": "median", "kbps": "median", "efficiency_pct": "effici
 
 def criteria(metrics: Mapping[str, float], limits: Limits) -> str:
     """Each limit with the measured value against it, for a case's title: "efficiency 99.9 % >= 98.0 %,
-    loss 0.000 % <= 0.500 %"; "no criterion" when the profile sets none."""
+    loss 0.000 % <= 0.500 %", a missed one as it is: "efficiency 90.7 % < 95.0 % MISSED"; "no
+    criterion" when the profile sets none."""
     if limits.no_criterion is not None:
         return f"no criterion ({limits.no_criterion})"
     parts = []
@@ -143,7 +144,9 @@ def criteria(metrics: Mapping[str, float], limits: Limits) -> str:
         value = metrics.get(metric)
         name = CRITERION_NAMES.get(metric, metric)
         shown = _num(value, metric) if value is not None else "not measured"
-        parts.append(f"{name} {shown} {'>=' if bound == 'min' else '<='} {_num(limit, metric)}")
+        missed = value is not None and (value < limit if bound == "min" else value > limit)
+        op = ("<" if bound == "min" else ">") if missed else (">=" if bound == "min" else "<=")
+        parts.append(f"{name} {shown} {op} {_num(limit, metric)}" + (" MISSED" if missed else ""))
     return ", ".join(parts)
 
 

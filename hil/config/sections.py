@@ -313,6 +313,11 @@ class DutBase(Strict):
         system declares them: ((config, TCP_WND in MSS) rising, (config, TCP_MSS)); none by default."""
         return (), ()
 
+    def prebuilt_image(self) -> Path | None:
+        """The project's image the run flashes as set-up built it, for a check before the run
+        (./suite doctor); None where there is none (an image path, a build made on demand)."""
+        return None
+
     def builds(self) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
         """Every build configuration the kind can flash with the stack settings its build system
         gives it ((config, ((setting, value), ...)), ...): the configuration studies choose theirs

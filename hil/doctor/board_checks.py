@@ -13,12 +13,10 @@ from hil.config.errors import ConfigError
 from hil.config.sections import DutBase, WifiConfig
 from hil.doctor import serial_port
 from hil.doctor.finding import Finding, ok, problem
-from hil.dut import same70
 from hil.dut.esp_idf_build import resolve_build_dir
 from hil.dut.flashers import pyocd_knows, pyocd_probes
 from hil.dut.images import check_image_file
 from hil.errors import BenchError
-from hil.paths import board_firmware
 from hil.traffic.tester_ceilings import FILE_FORMAT
 
 
@@ -111,11 +109,11 @@ def firmware(dut: DutBase) -> list[Finding]:
         except (ConfigError, BenchError) as exc:
             return [problem("firmware", str(exc), "build the image, or point firmware.image at it")]
         return [ok("firmware", str(image))]
-    if dut.kind == "same70" and not getattr(dut, "stock_firmware", False):
-        path = board_firmware(same70.BOARD, dut.build_configs[0])
-        if not path.is_file():
-            return [problem("firmware", f"{path} is not built", "./suite setup builds the board images")]
-        return [ok("firmware", str(path))]
+    built = dut.prebuilt_image()
+    if built is not None:
+        if not built.is_file():
+            return [problem("firmware", f"{built} is not built", "./suite setup builds the board images")]
+        return [ok("firmware", str(built))]
     return []
 
 
@@ -199,7 +197,7 @@ def console(dut: DutBase, flashes: bool) -> list[Finding]:
     answered, said = serial_port.console_answers(dut, min(dut.console.boot_timeout_s, 5.0))
     if answered:
         return [*found, ok("console", f"{dut.console.dialect}: {said}")]
-    if dut.kind == "esp32":
+    if getattr(dut, "idf", None) is not None:  # an ESP chip: its ROM answers esptool
         rom, chip = serial_port.esp_rom_answers(port)
         if rom:
             return [*found, ok("console", f"no firmware console yet; the ROM answers: {chip} (the run flashes it)")]

@@ -50,6 +50,9 @@ class Same70DutConfig(KindSection):
     def builds(self) -> Builds:
         return () if self.stock_firmware else builds(PRESET_PREFIX)
 
+    def prebuilt_image(self) -> Path | None:
+        return None if self.stock_firmware else _board_image(self.build_configs[0])
+
 
 def _board_image(config: str) -> Path:
     return board_firmware(BOARD, config)

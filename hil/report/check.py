@@ -4,7 +4,11 @@ scenario family and the metrics page must render without errors, request nothing
 report, and every case must show its number against its criterion. Screenshots of each page
 are kept for a person to look at.
 
-    python -m hil.report.check RESULTS_DIR [--screenshots DIR]
+    python -m hil.report.check RESULTS_DIR [--screenshots DIR] [--docs-screenshots DIR]
+
+--docs-screenshots: the run summary's page and a failed case's (when the run has one) are also
+written as DIR/report-summary.png and DIR/report-failed-case.png, the images docs/report.md shows
+(the test command refreshes them from a run with a planted defect: tests/suite/test_planted_defects.py).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import argparse
 import http.server
 import json
 import re
+import shutil
 import signal
 import sys
 import threading
@@ -27,7 +32,7 @@ from hil.report.browser import Browser
 
 # a case's title must carry a number and a criterion ("median 94.61 Mbit/s ...; median 94.61 >= 93.00")
 HAS_NUMBER = re.compile(r"\d")
-HAS_CRITERION = re.compile(r">=|<=|no criterion")
+HAS_CRITERION = re.compile(r">=|<=| MISSED|no criterion")
 LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-error:")
 PAGE_TIMEOUT_S = 20.0
 SETTLE_QUIET_S = 0.3  # no request started or finished for this long: the page is drawn
@@ -38,6 +43,8 @@ _HEADERS = "document.querySelectorAll('[data-testid=test-result-attachment-heade
 EXPAND_TREE = "document.querySelectorAll('[data-testid=tree-content] [data-testid=tree-section-title]')"
 EXPAND_SUMMARY = f"[...{_HEADERS}].slice(0, 1)"
 EXPAND_CHARTS = f"[...{_HEADERS}].filter(h => h.textContent.includes('image/png'))"
+# the pages docs/report.md shows, by the check's page name: the file each is written to
+DOCS_SHOTS = {"summary": "report-summary.png", "failed case": "report-failed-case.png"}
 
 
 @dataclass(frozen=True)
@@ -90,11 +97,13 @@ def title_problems(cases: list[CaseEntry]) -> list[str]:
 
 
 def pick_pages(cases: list[CaseEntry]) -> list[tuple[str, CaseEntry]]:
-    """The run summary (and the RFC 2544 tables' result when the run has one) and one case of
-    every scenario family: the first of its feature that carries a chart, else its first."""
+    """The run summary (and the RFC 2544 tables' result when the run has one), the first failed
+    case when there is one, and one case of every scenario family: the first of its feature that
+    carries a chart, else its first."""
     runs = [c for c in cases if c.epic == SUMMARY_FEATURE]
     summary = [("summary", c) for c in runs if c.name.startswith("Run summary")][:1]
     summary += [("RFC 2544 result", c) for c in runs if c.name.startswith("RFC 2544")][:1]
+    summary += [("failed case", c) for c in cases if c.status == "failed" and c.epic.startswith(HIL_EPIC)][:1]
     families: dict[str, CaseEntry] = {}
     for c in cases:
         better = c.feature not in families or (c.has_chart and not families[c.feature].has_chart)
@@ -135,6 +144,7 @@ class ReportCheck:
         self.report, self.shots = report, shots
         self.problems: list[str] = []
         self.taken: list[Path] = []
+        self.named: dict[str, Path] = {}  # the screenshot of each page by its name
 
     def _page(
         self, b: Browser, base: str, name: str, url: str, must_show: list[str], expand: str | None = None
@@ -152,6 +162,9 @@ class ReportCheck:
         if not b.settle(quiet_s=SETTLE_QUIET_S, max_s=SETTLE_MAX_S):
             self.problems.append(f"{name}: the page was still loading {SETTLE_MAX_S:g} s after it showed")
         shot = self.shots / f"{len(self.taken) + 1:02d}-{_slug(name)}.png"
+        if name in DOCS_SHOTS:  # the docs' image: what a reviewer sees first, the window's height
+            self.named[name] = self.shots / f"docs-{DOCS_SHOTS[name]}"
+            b.screenshot(self.named[name])
         b.screenshot(shot, full_page=True)
         self.taken.append(shot)
         if not shown:
@@ -176,10 +189,11 @@ class ReportCheck:
         if not any(name == "summary" for name, _ in pages) and any(c.epic.startswith("HIL") for c in cases):
             self.problems.append("the report has no run summary")
         self.shots.mkdir(parents=True, exist_ok=True)
-        for old in self.shots.glob("*.png"):
+        for old in self.shots.glob("*.png"):  # (the docs' copies too)
             old.unlink()
         with serve(self.report) as base, Browser(width=1400, height=1300) as b:
-            self._page(b, base, "overview", base + "index.html", ["HIL network performance", "Passed"], EXPAND_TREE)
+            status = "Passed" if any(c.status == "passed" for c in cases) else "Failed"  # (a run of failures)
+            self._page(b, base, "overview", base + "index.html", ["HIL network performance", status], EXPAND_TREE)
             for name, case in pages:
                 expand = EXPAND_SUMMARY if name in ("summary", "RFC 2544 result") else EXPAND_CHARTS
                 self._page(b, base, name, f"{base}index.html#/{case.id}", [case.name[:60]], expand)
@@ -211,14 +225,22 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m hil.report.check", description=__doc__.split("\n\n")[0])
     ap.add_argument("results", type=Path, help="results directory holding report/ (e.g. results)")
     ap.add_argument("--screenshots", type=Path, default=None, help="where the PNGs go (default: RESULTS/report-check)")
+    ap.add_argument("--docs-screenshots", type=Path, default=None, help="also write the docs' two images here")
     args = ap.parse_args(argv)
     shots = args.screenshots or args.results / "report-check"
     try:
-        problems = ReportCheck(args.results / "report", shots).run()
+        check = ReportCheck(args.results / "report", shots)
+        problems = check.run()
     except (BenchError, OSError, ValueError) as exc:
         print(f"report check: {exc}", file=sys.stderr)
         return 1
-    taken = sorted(shots.glob("*.png")) if shots.exists() else []
+    if args.docs_screenshots is not None and not problems:
+        args.docs_screenshots.mkdir(parents=True, exist_ok=True)
+        for page, name in DOCS_SHOTS.items():
+            if page in check.named:
+                shutil.copyfile(check.named[page], args.docs_screenshots / name)
+                print(f"report check: {args.docs_screenshots / name} refreshed ({page})")
+    taken = sorted(p for p in shots.glob("*.png") if not p.name.startswith("docs-")) if shots.exists() else []
     print(f"report check: {len(taken)} pages rendered, screenshots in {shots}")
     for p in problems:
         print(f"  PROBLEM: {p}")

@@ -58,7 +58,8 @@ def test_title_of_many_records_shows_the_total_and_names_the_streams_that_missed
     extra = _stream("s3-dut_tx", 500, 0)
     checked = [(r, Limits(max_loss_pct=1)) for r in [*streams, extra]]
     title = case_title("stress-x: profile x", checked)
-    assert title.startswith("stress-x: profile x: all 30 of 2000 lost (1.500 %); loss 1.500 % <= 1.000 %")
+    # a missed criterion says so: never "1.500 % <= 1.000 %"
+    assert title.startswith("stress-x: profile x: all 30 of 2000 lost (1.500 %); loss 1.500 % > 1.000 % MISSED")
     assert "1 of 3 others miss their criteria: s2-dut_rx (loss_pct 3.000 % > threshold 1.000 %)" in title
     assert headline(extra) == "0 of 500 lost (0.000 %)"
 
@@ -186,4 +187,5 @@ def test_report_check_wants_a_number_and_criterion_on_every_hil_case():
     ]  # fmt: skip
     problems = title_problems(cases)
     assert len(problems) == 2 and "bidirectional TCP" in problems[0] and "latency" in problems[1]
-    assert [name for name, _ in pick_pages(cases)] == ["summary", "baseline", "bidir", "mss", "latency"]
+    pages = ["summary", "failed case", "baseline", "bidir", "mss", "latency"]  # the failed one: mss's
+    assert [name for name, _ in pick_pages(cases)] == pages

@@ -17,6 +17,8 @@ idle or busy, verdict and the measured figure."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,3 +156,20 @@ def test_a_planted_defect_fails_as_the_duts(defect: Defect, control: tuple[int, 
         assert outcome.status in ("failed", "error"), f"{case} {outcome.status} with {planted} planted"
         # the child's own summary names the case as failed (its reason is the outcome's message)
         assert f"FAILED tests/hil/test_scenarios.py::test_scenario[{case}]" in run.stdout, run.tail()
+    if defect.name == DOCS_DEFECT:
+        failed_run_report(tmp_path)
+
+
+DOCS_DEFECT = "slower send"  # the run whose report docs/report.md shows
+DOCS_IMAGES = PROJECT_ROOT / "docs" / "img"
+
+
+def failed_run_report(results: Path) -> None:
+    """The report of a run with a planted defect, built and checked in headless Chromium as a
+    reviewer reads it (the failed case shows its number against its criterion); its run summary
+    and failed case are the screenshots docs/report.md shows, refreshed here so they stay current."""
+    check = [sys.executable, "-m", "hil.report.check", str(results), "--docs-screenshots", str(DOCS_IMAGES)]
+    for argv in (["report-generator/generate.sh", str(results)], check):
+        done = subprocess.run(argv, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "report-failed-case.png refreshed" in done.stdout and "report-summary.png refreshed" in done.stdout
