@@ -191,3 +191,23 @@ def test_a_place_held_for_the_run_by_its_parent_is_used_and_left_locked(
     finally:
         parent.release()
     assert lab.holder() is None
+
+
+def test_doctor_finds_the_place_and_names_a_coordinator_that_does_not_answer(
+    shared_board: tuple[Path, LabgridBench], tmp_path: Path
+) -> None:
+    """`./suite doctor` asks the coordinator for the place (locking nothing): its resources there
+    and free; a bench file naming a coordinator nobody runs is one FAIL line, exit 4."""
+    bench, lab = shared_board
+    argv = [sys.executable, "-m", "hil.doctor", "--bench", str(bench)]
+    ran = subprocess.run(argv, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120, check=False)
+    out = ran.stdout + ran.stderr
+    assert ran.returncode == 0, out
+    assert f"ok   labgrid place      {PLACE} at {lab.address}: 3 resource(s), free" in out, out
+    assert lab.holder() is None  # the doctor locked nothing
+    gone = tmp_path / "gone.yaml"
+    gone.write_text(bench.read_text().replace(lab.address, "127.0.0.1:9"))
+    ran = subprocess.run([*argv[:-1], str(gone)], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120,
+                         check=False)  # fmt: skip
+    fails = [line for line in ran.stdout.splitlines() if line.startswith("FAIL")]
+    assert ran.returncode == 4 and len(fails) == 1 and "labgrid place" in fails[0], ran.stdout + ran.stderr
