@@ -18,7 +18,7 @@ from pathlib import Path
 from hil.plumbing.cpu_plan import machine_cpus
 from tests.support.child_suite import run_suite
 
-THRESHOLDS = "thresholds/virtual-20m.yaml"  # the test command's virtual bench: the link at 20 Mbit/s (README)
+THRESHOLDS = "thresholds/virtual-20m.yaml"  # the test command's virtual bench: the link at 20 Mbit/s (docs/testing.md)
 # as the test command runs the virtual bench's matrix: one repetition, 2-s tests, a miss measured again
 RUN_ARGS = ("--link-mbit", "20", "--thresholds", THRESHOLDS, "--profile", "quick", "--confirm-misses",
             "--duration", "2", "--capacity-lengths", "1448", "--stream-duration", "5")  # fmt: skip
