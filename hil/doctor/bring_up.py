@@ -38,11 +38,18 @@ def bring_up(dut: DutBase) -> list[Finding]:
         if dut.HAS_CONSOLE:
             on_pty = dut.model_copy(update={"console": dut.console.model_copy(update={"port": adapter.console_port})})
             answered, said = console_answers(on_pty, dut.console.boot_timeout_s)
-            found.append(
-                ok("console", f"{dut.console.dialect}: {said}")
-                if answered
-                else problem("console", f"no answer: {said}", "read the firmware's log: ./suite main -k version -x")
-            )
+            if answered:
+                found.append(ok("console", f"{dut.console.dialect}: {said}"))
+            else:  # (its log goes with the doctor's temporary directory: its last line is the clue)
+                last = (adapter.process_log().strip().splitlines() or ["(the program printed nothing)"])[-1]
+                alive = "is running" if adapter.alive() else f"exited with code {adapter.exit_code()}"
+                found.append(
+                    problem(
+                        "console",
+                        f"no answer: {said}; the program {alive}, its log ends: {last[:160]}",
+                        "check console.dialect in the bench file, then ./suite setup (a stale build)",
+                    )
+                )
         if dut.peer is not None:
             try:
                 peer = stack.enter_context(reach_peer(link, dut, workdir / "peer"))
