@@ -7,14 +7,23 @@
  * of the bridge netif itself only for group addresses); a station that moves is re-learned on
  * its new port and counted; an entry unheard for more than FW_BRIDGE_FDB_AGE_S is forgotten; a
  * full table replaces the entry heard longest ago; count, flush and reset_counters; the table is
- * handed out once, for 1..FW_BRIDGE_FDB_SIZE entries.
+ * handed out once, for 1..FW_BRIDGE_FDB_SIZE entries. A flood of 1,000 random source addresses
+ * (a MAC flooding attack): the table keeps the latest and a frame to an evicted address is
+ * flooded. A station learned on the wrong port moves back when it is heard on its own; with the
+ * planted defect `fdb_never_moves` (FW_GUARD_FDB_MOVES off, as the host's `fault` plants it) it
+ * stays on the first port until it ages out.
+ * TEST_GUARDS_OFF=1 in the environment plants the defect for the whole run (the checks of the
+ * table's own behaviour then fail).
  */
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "fw_bridge_fdb.h"
 #include "fw_config.h"
+#include "fw_fault_hooks.h"
 #include "lwip/sys.h"
 #include "netif/bridgeif.h"
 
@@ -49,8 +58,119 @@ static bridgeif_portmask_t lookup(void *fdb, unsigned n)
 
 #define PORT(i) ((bridgeif_portmask_t)(1u << (i)))
 
+/* the planted defect, as the host's `fault fdb_never_moves 1` switches it (fw_fault_hooks.h) */
+static bool fdb_never_moves;
+
+static bool guard_off(enum fw_guard guard)
+{
+    const char *all = getenv("TEST_GUARDS_OFF");
+    return (guard == FW_GUARD_FDB_MOVES && fdb_never_moves) || (all != NULL && strcmp(all, "1") == 0);
+}
+
+static const struct fw_fault_hooks hooks = {NULL, NULL, guard_off};
+
+static uint32_t xorshift32(uint32_t *state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+#define FLOOD_SOURCES 1000u
+
+/*
+ * A MAC flooding attack: 1,000 random unicast source addresses, one a millisecond (all live: far
+ * within FW_BRIDGE_FDB_AGE_S), on random ports. The table holds the last FW_BRIDGE_FDB_SIZE heard;
+ * a frame to address 500, which it evicted, is flooded.
+ */
+static void test_overflow(void *fdb)
+{
+    fw_bridge_fdb_flush();
+    fw_bridge_fdb_reset_counters();
+    static struct eth_addr addrs[FLOOD_SOURCES];
+    static u8_t ports[FLOOD_SOURCES];
+    uint32_t rng = 0x2545f491u;
+    const u32_t t0 = now_ms;
+    for (unsigned i = 0; i < FLOOD_SOURCES; i++) {
+        const uint32_t r = xorshift32(&rng);
+        /* random, unicast (bit 0 of the first byte clear), distinct (the last two bytes count) */
+        struct eth_addr a = {{(u8_t)(r & 0xfeu), (u8_t)(r >> 8), (u8_t)(r >> 16), (u8_t)(r >> 24), (u8_t)(i >> 8),
+                              (u8_t)i}};
+        addrs[i] = a;
+        ports[i] = (u8_t)(xorshift32(&rng) % FW_BRIDGE_PORTS);
+        now_ms = t0 + 1u + i;
+        bridgeif_fdb_update_src(fdb, &addrs[i], ports[i]);
+    }
+    CHECK(fw_bridge_fdb_count() == FW_BRIDGE_FDB_SIZE);
+    CHECK(fw_bridge_fdb_learned() == FLOOD_SOURCES);
+    unsigned held = 0, held_last = 0;
+    for (unsigned i = 0; i < FLOOD_SOURCES; i++) {
+        const bool known = bridgeif_fdb_get_dst_ports(fdb, &addrs[i]) == PORT(ports[i]);
+        held += known;
+        held_last += known && i >= FLOOD_SOURCES - FW_BRIDGE_FDB_SIZE;
+    }
+    CHECK(held == FW_BRIDGE_FDB_SIZE && held_last == FW_BRIDGE_FDB_SIZE);
+    CHECK(bridgeif_fdb_get_dst_ports(fdb, &addrs[500]) == BR_FLOOD);
+}
+
+/*
+ * A station learned on the wrong port (a frame on the PC's side from the peer's address, after a
+ * flood evicted the peer's entry) moves back when the station itself is heard on its own port;
+ * with the planted defect (fdb_never_moves) it stays where it was first heard until it ages out.
+ */
+static void test_station_moves(void *fdb, bool defect)
+{
+    fdb_never_moves = defect;
+    fw_bridge_fdb_flush();
+    fw_bridge_fdb_reset_counters();
+    heard(fdb, 9, 0); /* the forged frame, on the PC's side */
+    CHECK(lookup(fdb, 9) == PORT(0));
+    now_ms += FW_BRIDGE_FDB_MOVE_HOLD_MS; /* the forged frames stopped: the address is quiet there */
+    heard(fdb, 9, 1); /* the peer itself, on its own side */
+    CHECK(lookup(fdb, 9) == (defect ? PORT(0) : PORT(1)));
+    now_ms += AGE_MS + 1u; /* aged out: learned again where it is heard, also with the defect */
+    heard(fdb, 9, 1);
+    CHECK(lookup(fdb, 9) == PORT(1));
+    fdb_never_moves = false;
+}
+
+/*
+ * Poisoning while the station talks: a frame with its address from another port, while it is settled
+ * on its own (learned there FW_BRIDGE_FDB_MOVE_HOLD_MS ago or more) and was heard there less than
+ * that before, does not move it (counted); once it has been quiet on its port that long, a frame from
+ * elsewhere moves it (a station that really moved), and an entry that new moves back at once.
+ */
+static void test_move_held_while_heard(void *fdb)
+{
+    fw_bridge_fdb_flush();
+    fw_bridge_fdb_reset_counters();
+    heard(fdb, 11, 1); /* the peer, talking, settled on its port */
+    for (unsigned i = 0; i < 20; i++) {
+        now_ms += 50u;
+        heard(fdb, 11, 1);
+    }
+    for (unsigned i = 0; i < 10; i++) {
+        now_ms += 50u;
+        heard(fdb, 11, 0); /* forged on the PC's side */
+        CHECK(lookup(fdb, 11) == PORT(1));
+        heard(fdb, 11, 1); /* the peer again */
+    }
+    CHECK(fw_bridge_fdb_moves_held() == 10u);
+    now_ms += FW_BRIDGE_FDB_MOVE_HOLD_MS; /* the peer fell silent: it may have moved */
+    heard(fdb, 11, 0);
+    CHECK(lookup(fdb, 11) == PORT(0));
+    now_ms += 100u; /* learned there just now, not settled: the peer's next frame takes it back */
+    heard(fdb, 11, 1);
+    CHECK(lookup(fdb, 11) == PORT(1));
+    fw_bridge_fdb_reset_counters();
+    CHECK(fw_bridge_fdb_moves_held() == 0);
+}
+
 int main(void)
 {
+    fw_app_set_fault_hooks(&hooks);
     /* the configuration the bridge build uses */
     CHECK(BRIDGEIF_MAX_PORTS == FW_BRIDGE_PORTS);
     CHECK(sizeof(bridgeif_portmask_t) == 1);
@@ -83,10 +203,13 @@ int main(void)
     CHECK(lookup(fdb, 1) == PORT(0));
     CHECK(fw_bridge_fdb_count() == 2 && fw_bridge_fdb_learned() == 2);
 
-    /* a station that moves to the other port is re-learned there, and counted */
+    /* a station that moves to the other port (silent on the old one for FW_BRIDGE_FDB_MOVE_HOLD_MS:
+     * a move, not a forged frame) is re-learned there, and counted */
+    now_ms += FW_BRIDGE_FDB_MOVE_HOLD_MS;
     heard(fdb, 1, 1);
     CHECK(lookup(fdb, 1) == PORT(1));
     CHECK(fw_bridge_fdb_count() == 2 && fw_bridge_fdb_learned() == 3);
+    now_ms += FW_BRIDGE_FDB_MOVE_HOLD_MS;
     heard(fdb, 1, 0); /* and back */
     CHECK(lookup(fdb, 1) == PORT(0));
     CHECK(fw_bridge_fdb_count() == 2 && fw_bridge_fdb_learned() == 4);
@@ -190,6 +313,11 @@ int main(void)
     CHECK(fw_bridge_fdb_learned() == 0);
     heard(fdb, 7, 1);
     CHECK(lookup(fdb, 7) == PORT(1) && fw_bridge_fdb_count() == 1 && fw_bridge_fdb_learned() == 1);
+
+    test_overflow(fdb);
+    test_station_moves(fdb, false);
+    test_station_moves(fdb, true);
+    test_move_held_while_heard(fdb);
 
     return check_summary("test_bridge_fdb");
 }

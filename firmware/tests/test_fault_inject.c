@@ -3,11 +3,13 @@
  * whole application with the test clock: none active by default; the ppm choice is exact and
  * even; pure TCP ACKs are told from data, SYN and FIN; frames to send are dropped or held and go
  * out in order when due (latency, ACK delay, clumps); a reordered received frame reaches the
- * stack after the next ones; CPU is spent per frame; the UDP rate and leak hooks; the console
- * command checks its arguments and `clear` removes everything.
+ * stack after the next ones; CPU is spent per frame; the UDP rate and leak hooks; each guard
+ * defect switches its own guard off (fw_guard_on), fdb_never_moves only in the bridge build (this
+ * one refuses it); the console command checks its arguments and `clear` removes everything.
  */
 #define _GNU_SOURCE
 #include <sys/socket.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -264,6 +266,53 @@ int main(void)
     test_output_reset();
     feed("fault\r\n");
     CHECK(strstr(test_output, " leaked=6") != NULL && strstr(test_output, " planted=2 ") != NULL);
+
+    /* the guards against hostile traffic: each defect switches its guard off, none other; 0-1 */
+    feed("fault clear\r\n");
+    for (int g = 0; g < FW_GUARD_COUNT; g++) {
+        CHECK(fw_guard_on((enum fw_guard)g));
+    }
+    static const struct {
+        const char *name;
+        enum fw_guard guard;
+    } guard_defects[] = {
+        {"trust_ping_replies", FW_GUARD_PING_REPLIES},   {"answer_any_fin", FW_GUARD_UDP_LINGER_PEER},
+        {"keep_first_sender", FW_GUARD_UDP_TAKEOVER},    {"trust_udp_seq", FW_GUARD_UDP_SEQ_WINDOW},
+        {"hold_half_open", FW_GUARD_TCP_HALF_OPEN},      {"keep_silent_clients", FW_GUARD_TCP_SILENT_CLIENT},
+        {"wait_closed_window", FW_GUARD_TCP_PEER_STALL}, {"trust_arp_changes", FW_GUARD_ARP_CHANGES},
+        {"fdb_never_moves", FW_GUARD_FDB_MOVES},          {"evict_arp_for_syn", FW_GUARD_SYN_UNRESOLVED},
+    };
+    CHECK(sizeof guard_defects / sizeof guard_defects[0] == FW_GUARD_COUNT);
+    for (size_t i = 0; i < sizeof guard_defects / sizeof guard_defects[0]; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "fault %s 1\r\n", guard_defects[i].name);
+        test_output_reset();
+        feed(line);
+        if (guard_defects[i].guard == FW_GUARD_FDB_MOVES) {
+            /* the bridge build's own (its address table); this build (no FW_BRIDGE) refuses it */
+            CHECK(strstr(test_output, "ERR fault fdb_never_moves is the bridge build's (host-bridge)") != NULL);
+            CHECK(fw_guard_on(FW_GUARD_FDB_MOVES));
+            feed("fault fdb_never_moves 0\r\n");
+            CHECK(strstr(test_output, " fdb_never_moves=0 evict_arp_for_syn=0 planted=0 ") != NULL);
+            continue;
+        }
+        CHECK(strstr(test_output, " planted=1 ") != NULL);
+        for (int g = 0; g < FW_GUARD_COUNT; g++) {
+            CHECK(fw_guard_on((enum fw_guard)g) == (g != (int)guard_defects[i].guard));
+        }
+        snprintf(line, sizeof line, "fault %s 2\r\n", guard_defects[i].name);
+        test_output_reset();
+        feed(line);
+        CHECK(strstr(test_output, "ERR fault") != NULL && strstr(test_output, "takes 0-1") != NULL);
+        snprintf(line, sizeof line, "fault %s 0\r\n", guard_defects[i].name);
+        feed(line);
+        CHECK(fw_guard_on(guard_defects[i].guard));
+    }
+    test_output_reset();
+    feed("fault\r\n");
+    CHECK(strstr(test_output, " leak_per_test=0 trust_ping_replies=0 answer_any_fin=0 keep_first_sender=0 "
+                              "trust_udp_seq=0 hold_half_open=0 keep_silent_clients=0 wait_closed_window=0 "
+                              "trust_arp_changes=0 fdb_never_moves=0 evict_arp_for_syn=0 planted=0 ") != NULL);
 
     /* a stall: the firmware stops for its length once per period */
     feed("fault clear\r\n");

@@ -7,7 +7,8 @@
  *   - duplicated stream packets are counted apart and never hide loss;
  *   - reordered stream packets (within a burst and a straggler of the previous burst) are
  *     received, counted out of order, and no burst is reported lossy for them;
- *   - the iperf UDP server after a jump in 64-bit sequence numbers prints a loss near 100 %;
+ *   - the iperf UDP server refuses a jump in sequence numbers beyond FW_IPERF_UDP_SEQ_WINDOW, and with
+ *     that guard off (the host's `trust_udp_seq`) prints the loss near 100 % exactly in 64 bits;
  *   - iperf pacing over a day at 1 Gbit/s (and at the 100 Gbit/s maximum): the next send time is
  *     monotonic and exact at t = 86400 s, the allowance likewise;
  *   - the arithmetic under those fixes (fw_muldiv.h) against 128-bit arithmetic where the host has it.
@@ -19,6 +20,7 @@
 #include "check.h"
 #include "fw_app.h"
 #include "fw_config.h"
+#include "fw_fault_hooks.h"
 #include "fw_muldiv.h"
 #include "fw_out.h"
 #include "iperf_engine.h"
@@ -232,13 +234,39 @@ static void iperf_dgram(int64_t seq)
     test_now_us += 1000u;
 }
 
+/* the sequence window (FW_IPERF_UDP_SEQ_WINDOW) switched off, as the host's `trust_udp_seq` plants it */
+static bool seq_window_off;
+
+static bool guard_off(enum fw_guard guard)
+{
+    return seq_window_off && guard == FW_GUARD_UDP_SEQ_WINDOW;
+}
+
+static const struct fw_fault_hooks hooks = {NULL, NULL, guard_off};
+
 static void test_iperf_seq64_jump(void)
 {
     int failures = check_failures;
+    const int64_t jump = (int64_t)1 << 60;
+    /* the guard on: a jump beyond the sequence window (and a FIN claiming it) is no datagram at all */
+    test_output_reset();
+    feed("iperf -s -u\r\n");
+    iperf_dgram(1);
+    iperf_dgram(2);
+    iperf_dgram(jump);
+    iperf_dgram(-(jump + 1));
+    CHECK(strstr(test_output, "RESULT iperf") == NULL); /* that FIN did not end the test */
+    iperf_dgram(-3); /* the real FIN: 2 sent */
+    CHECK(strstr(test_output, " datagrams=2 lost=0 loss_pct=0.0000 outoforder=0 ") != NULL);
+    show_output_if_failed("iperf_seq64_jump_refused", failures);
+    test_now_us += 3000000u;
+    fw_app_poll();
+    /* the guard off: the figures after such a jump, exact in 64 bits */
+    failures = check_failures;
+    seq_window_off = true;
     test_output_reset();
     feed("iperf -s -u\r\n");
     CHECK(strstr(test_output, "iperf: UDP server listening on port 5001\r\n") != NULL);
-    const int64_t jump = (int64_t)1 << 60;
     iperf_dgram(1);
     iperf_dgram(2);
     iperf_dgram(jump); /* 2^60 - 3 datagrams lost */
@@ -247,6 +275,7 @@ static void test_iperf_seq64_jump(void)
     CHECK(strstr(test_output, " datagrams=1152921504606846976 lost=1152921504606846973 ") != NULL);
     CHECK(strstr(test_output, " loss_pct=99.9999 ") != NULL);
     show_output_if_failed("iperf_seq64_jump", failures);
+    seq_window_off = false;
     failures = check_failures;
     /* a modest loss next to it: 1 of 4 */
     test_now_us += 3000000u;
@@ -354,6 +383,7 @@ int main(void)
 {
     lwip_init();
     test_netif_add(&netif, DUT_IP, 0xffffff00u);
+    fw_app_set_fault_hooks(&hooks);
     fw_app_init(&netif);
 
     test_stream_losses_beyond_cap();

@@ -1,7 +1,9 @@
-/* Unit tests: iperf 2 UDP header and server report encoding/decoding, receiver accounting. */
+/* Unit tests: iperf 2 UDP header and server report encoding/decoding, receiver accounting (and its
+ * sequence window against a forged number). */
 #include <string.h>
 
 #include "check.h"
+#include "fw_config.h"
 #include "iperf_wire.h"
 
 static void put32(uint8_t *p, uint32_t v)
@@ -128,6 +130,52 @@ static void test_rx_accounting(void)
     CHECK(iperf_udp_rx_account(&rx, b, 10, 0) == IPERF_RX_INVALID);
 }
 
+/*
+ * One forged datagram from the client's own address and port with a huge sequence number
+ * (0x7fffffff) amid a clean test: with the window (FW_IPERF_UDP_SEQ_WINDOW) it is invalid and the
+ * figures are those of the clean test; without it (seq_window 0, the host's `trust_udp_seq`) it
+ * turned into 2^31 lost datagrams and every later one into reordering. The window's edges: a jump
+ * of exactly the window is loss, one more is invalid; a FIN likewise.
+ */
+static void test_rx_seq_window(void)
+{
+    struct iperf_udp_rx rx;
+    struct iperf_server_report r;
+    for (int guard = 1; guard >= 0; guard--) {
+        iperf_udp_rx_init(&rx);
+        CHECK(rx.seq_window == FW_IPERF_UDP_SEQ_WINDOW);
+        if (!guard) {
+            rx.seq_window = 0;
+        }
+        for (int i = 1; i <= 10; i++) {
+            CHECK(feed(&rx, i, (uint64_t)i * 1000u, (uint64_t)i * 1000u) == IPERF_RX_DATA);
+        }
+        enum iperf_rx_kind forged = feed(&rx, 0x7fffffff, 10500u, 10500u);
+        for (int i = 11; i <= 20; i++) {
+            feed(&rx, i, (uint64_t)i * 1000u, (uint64_t)i * 1000u);
+        }
+        CHECK(feed(&rx, -21, 21000u, 21000u) == IPERF_RX_FIN);
+        iperf_udp_rx_report(&rx, &r);
+        if (guard) {
+            CHECK(forged == IPERF_RX_INVALID && rx.out_of_window == 1);
+            CHECK(rx.received == 20 && r.datagrams == 20 && r.lost == 0 && r.outoforder == 0 && r.total_bytes == 2000);
+        } else {
+            CHECK(forged == IPERF_RX_DATA); /* the defect: 2^31 - 12 lost, then ten "late" ones */
+            CHECK(r.lost == 0x7fffffffu - 11u - 10u && r.outoforder == 10 && r.datagrams == 21 + r.lost);
+        }
+    }
+    const int64_t w = (int64_t)FW_IPERF_UDP_SEQ_WINDOW;
+    iperf_udp_rx_init(&rx);
+    CHECK(feed(&rx, 2 + w, 0, 0) == IPERF_RX_INVALID); /* a first datagram too: counted from 1 */
+    CHECK(feed(&rx, 1, 0, 0) == IPERF_RX_DATA);
+    CHECK(feed(&rx, 2 + w, 0, 0) == IPERF_RX_INVALID); /* w + 1 beyond the highest seen (1) */
+    CHECK(feed(&rx, 1 + w, 0, 0) == IPERF_RX_DATA);    /* w beyond: w - 1 lost */
+    CHECK(feed(&rx, -(2 * w + 3), 0, 0) == IPERF_RX_INVALID); /* a FIN claiming 2w + 2 sent */
+    CHECK(feed(&rx, -(2 * w + 2), 0, 0) == IPERF_RX_FIN);     /* 2w + 1 sent: w more lost */
+    iperf_udp_rx_report(&rx, &r);
+    CHECK(rx.out_of_window == 3 && r.lost == (uint64_t)(2 * w - 1) && r.datagrams == (uint64_t)(2 * w + 1));
+}
+
 int main(void)
 {
     test_header_roundtrip();
@@ -135,5 +183,6 @@ int main(void)
     test_iperf218_server_reply();
     test_server_reply_roundtrip();
     test_rx_accounting();
+    test_rx_seq_window();
     return check_summary("test_iperf_wire");
 }

@@ -4,7 +4,14 @@ bridge build) has a `fault` console command (firmware/host/src/fault_inject.h) t
 defective DUT: a sender that spends more CPU per frame, a receiver that loses frames silently,
 ACKs held back, a buffer leaked per test... A verdict the suite can bet a release on fails such
 a DUT as the DUT's, never passes it, never calls it a bench fault; tests/suite/test_planted_defects.py
-shows it for each.
+shows it for each of those. The others (value 1) each switch off one of the firmware's guards
+against hostile traffic, so that a check of the DUT under such traffic can be shown failing
+without the guard: ping counting forged replies, the UDP server's reflector and first-sender
+claim, a forged sequence number counted as loss, half-open TCP connections held 20 s, a silent
+TCP connection holding the server, the TCP client waiting on a peer that stopped reading, forged
+ARP re-pointing the DUT's ARP entries, (the bridge build only: an endpoint refuses it) a full
+address table that stops learning and drops unicast to addresses it does not hold (MAC flooding),
+and SYNs from addresses nobody answers ARP for evicting the DUT's ARP entry for its real peer.
 
 Nothing is planted unless the option asks: the firmware starts with none, every bring-up of the
 DUT (a restart or re-flash clears them) plants them again, and every record of the run says what
@@ -33,6 +40,19 @@ DEFECTS: dict[str, tuple[str, int]] = {
     "tx_clump_us": ("frames to send held and sent together at the end of each window (us)", 100_000),
     "udp_rate_pct": ("the UDP client paces at this share of the asked rate (%)", 100),
     "leak_per_test": ("receive buffers never freed, per iperf test ended", 128),
+    # a guard of the firmware against hostile traffic switched off (1): the defect it prevents is back
+    "trust_ping_replies": ("ping counts echo replies with a wrong ICMP checksum or payload", 1),
+    "answer_any_fin": ("a finished UDP server answers anyone's FIN with its report (a reflector)", 1),
+    "keep_first_sender": ("a UDP server's test stays with its first sender (a stray datagram keeps the client out)", 1),
+    "trust_udp_seq": ("a UDP server counts a forged sequence number jump as loss", 1),
+    "hold_half_open": ("half-open TCP connections held 20 s, a SYN beyond the backlog or the pool dropped", 1),
+    "keep_silent_clients": ("a TCP connection that sends nothing holds the iperf server", 1),
+    "wait_closed_window": ("the TCP client waits on a peer that stopped reading (window closed)", 1),
+    "trust_arp_changes": ("any ARP packet re-points the DUT's ARP entry for its sender (forged replies poison it)", 1),
+    # the bridge build's only (its address table); the endpoint builds refuse it
+    "fdb_never_moves": ("a learned address never moves to another bridge port until it ages out", 1),
+    # every build
+    "evict_arp_for_syn": ("each SYN from an address without an ARP entry answered: a flood evicts the PC's entry", 1),
 }
 # the defects that take a partner to act: a stall needs its period and its length
 PAIRS = {"stall_ms": "stall_every_ms", "stall_every_ms": "stall_ms"}

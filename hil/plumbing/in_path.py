@@ -200,6 +200,11 @@ class InPathTopology:
                     ["ip", "-n", dut, "link", "set", port, "master", bridge],
                     ["ip", "-n", dut, "link", "set", tap, "up"],
                     ["ip", "-n", dut, "link", "set", bridge, "up"],
+                    # two ports that learn nothing: every frame crosses to the other one, so a frame
+                    # on the PC's side from the peer's address (the robustness `fdb` class) poisons
+                    # the DUT's address table, never the bench's
+                    ["bridge", "-n", dut, "link", "set", "dev", tap, "learning", "off"],
+                    ["bridge", "-n", dut, "link", "set", "dev", port, "learning", "off"],
                 ]
         steps += [["ip", "-n", dut, "link", "set", port, "up"] for port in self.ports]
         if self.management is not None:

@@ -26,6 +26,8 @@ from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6
 from scapy.layers.l2 import ARP, Dot1AD, Dot1Q, Ether
 from scapy.packet import Packet, Raw, fuzz
 
+from hil.robustness.live import Live
+
 BROADCAST = "ff:ff:ff:ff:ff:ff"
 RESERVED_GROUP_PREFIX = bytes.fromhex("0180c20000")  # 01:80:C2:00:00:0X, X = 0..F (IEEE 802.1D)
 IPERF_PORT = 5001
@@ -42,6 +44,10 @@ class Ends:
     dst_mac: str  # the target's (the DUT's, or the peer's behind a DUT in the path)
     dst_ip: str
     prefix_len: int = 24
+    dut_ip: str | None = None  # the DUT's own address (behind a DUT in the path: its management address)
+    dut_mac: str | None = None  # the DUT's own link address (a bridge's own)
+    service_port: int = IPERF_PORT  # the port of the service the state runs (hil.robustness.states)
+    live: Live | None = None  # the live connection of the state's test, as the wire showed it
 
     @property
     def subnet_broadcast(self) -> str:
@@ -589,6 +595,11 @@ CLASSES: dict[str, TrafficClass] = {
         _fuzz_class(),
     )
 }
+# the classes that aim at the DUT's services while they run (exhaust, forged, fdb): their module
+# builds on this one's frames and types, so it is imported once those exist
+from hil.robustness.service_classes import SERVICE_CLASSES  # noqa: E402
+
+CLASSES.update(SERVICE_CLASSES)
 
 
 def _frames(variant: str, made: object) -> list[Frame]:

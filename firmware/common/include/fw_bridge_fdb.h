@@ -9,6 +9,11 @@
  * found on a port goes to that port only, an unknown one is flooded. An entry not refreshed for
  * FW_BRIDGE_FDB_AGE_S seconds is forgotten (checked when it is looked up or counted); a full table
  * replaces the entry heard longest ago. One bridge per program.
+ *
+ * The planted defect `fdb_never_moves` (the host's `fault`: FW_GUARD_FDB_MOVES off, fw_fault_hooks.h)
+ * makes it a table whose stations never move: a learned address stays on the port it was first
+ * heard on until it ages out (FW_BRIDGE_FDB_AGE_S), so an address learned on the wrong port (a
+ * frame on the PC's side from the peer's address) keeps the peer's traffic away from it.
  */
 #ifndef FW_BRIDGE_FDB_H
 #define FW_BRIDGE_FDB_H
@@ -21,7 +26,16 @@ unsigned fw_bridge_fdb_count(void);
 /** Addresses learned since start (a new address, or one that moved to another port). */
 uint32_t fw_bridge_fdb_learned(void);
 
-/** Zeroes fw_bridge_fdb_learned (`stats reset`). */
+/**
+ * Frames whose source address the table holds on another port, where it has been settled for
+ * FW_BRIDGE_FDB_MOVE_HOLD_MS and was heard less than that before: the address did not move (a
+ * station that moved is silent on its old port; a frame forged with a live station's address, the
+ * poisoning of the table, is not). An entry learned less than that ago moves at once, so a station
+ * whose address was just forged on another port takes it back with its next frame.
+ */
+uint32_t fw_bridge_fdb_moves_held(void);
+
+/** Zeroes fw_bridge_fdb_learned and fw_bridge_fdb_moves_held (`stats reset`). */
 void fw_bridge_fdb_reset_counters(void);
 
 /** Forgets every learned address. */

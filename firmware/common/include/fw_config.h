@@ -67,6 +67,52 @@
  *                                test's duration + 30 s) */
 #define FW_IPERF_CONNECT_TIMEOUT_US 5000000u
 #define FW_IPERF_DRAIN_TIMEOUT_US 20000000u
+/*   FW_IPERF_PEER_STALL_MS       a peer whose window is closed (it stopped reading) and that has
+ *                                acknowledged nothing this long ends the test at once with status
+ *                                `peer_not_reading` (-n: while writing too; -t: once the time is up)
+ *                                instead of waiting for FW_IPERF_DRAIN_TIMEOUT_US or forever (-n). A
+ *                                lossy link keeps its window open and is not affected */
+#define FW_IPERF_PEER_STALL_MS 500u
+
+/* ---- TCP under hostile traffic (fw_tcp_guard.c, the project's own lwIP builds) -------------------
+ *   FW_IPERF_TCP_BACKLOG      half-open connections the iperf TCP server's listener holds at once
+ *                             (lwIP's TCP_LISTEN_BACKLOG); a SYN beyond them, or one that finds the
+ *                             TCP PCB pool full, makes room by aborting the oldest half-open one,
+ *                             so a real client's SYN always finds room
+ *   FW_TCP_HALF_OPEN_MAX_MS   a half-open connection (SYN_RCVD: the SYN-ACK unanswered, e.g. sent
+ *                             to an address nobody answers ARP for) is aborted this long after its
+ *                             SYN instead of lwIP's TCP_SYN_RCVD_TIMEOUT (20 s, not an option in
+ *                             2.1.3): after a SYN flood every TCP PCB is free again within ~3 s */
+#define FW_IPERF_TCP_BACKLOG 4
+#define FW_TCP_HALF_OPEN_MAX_MS 3000u
+/*   FW_TCP_UNRESOLVED_HALF_OPEN  SYNs to a listener from on-link addresses the DUT holds no ARP entry
+ *                             for that are answered while an earlier one's ARP entry may still be
+ *                             pending (`stats` tcp_syn_unresolved_dropped: the SYNs beyond, dropped
+ *                             silently). Each SYN-ACK to such an address makes lwIP 2.1.3 create an
+ *                             ARP entry, and a full table (FW_ARP_TABLE_SIZE) recycles its oldest
+ *                             STABLE entry first (etharp_find_entry), e.g. the DUT's entry for its
+ *                             real client: at most this many pending entries of a SYN flood leave
+ *                             the rest of the table to the stable ones. A real client ARPs for the
+ *                             DUT before its SYN (the DUT learns it) and is never counted; one that
+ *                             did not (a cached entry) is served while the flood leaves room
+ *   FW_TCP_UNRESOLVED_ARP_MS  how long such an address's pending ARP entry may outlive its half-open
+ *                             connection (the last SYN-ACK it queued): lwIP frees a pending entry
+ *                             ARP_MAXPENDING (5, private to etharp.c) ARP timer ticks after it was
+ *                             created, one tick (ARP_TMR_INTERVAL, 1 s) added for a late timer */
+#define FW_TCP_UNRESOLVED_HALF_OPEN 2
+#define FW_TCP_UNRESOLVED_ARP_MS 6000u
+
+/* ---- ARP under hostile traffic (fw_arp_guard.c, the project's own lwIP builds) -------------------
+ * lwIP 2.1.3 re-points an existing ARP entry from any ARP packet naming its address; the guard lets
+ * an entry change only through a request to the DUT from that address or the answer to the DUT's
+ * own request (fw_arp_guard.h):
+ *   FW_ARP_GUARD_ASKED      addresses the DUT asked for (its ARP requests) remembered at once: one
+ *                           per ARP table entry (lwIP asks for no address it has no entry for); a
+ *                           full list forgets the oldest
+ *   FW_ARP_GUARD_ANSWER_MS  a reply counts as the answer to the DUT's request this long after it
+ *                           (lwIP re-sends a pending entry's request every second: ARP_TMR_INTERVAL) */
+#define FW_ARP_GUARD_ASKED FW_ARP_TABLE_SIZE
+#define FW_ARP_GUARD_ANSWER_MS 3000u
 
 /* ---- IPv4 reassembly (lwIP's ip4_frag.c; fragments are received, never sent: IP_FRAG stays 0) -------
  * Fragments wait in the receive pool's own pbufs, so reassembly takes no memory of its own but a
@@ -133,6 +179,8 @@
 #define FW_BRIDGE_FDB_SIZE 64       /* learned (dynamic) MAC addresses held at once */
 #define FW_BRIDGE_FDB_STATIC 0      /* static FDB entries (bridgeif_fdb_add): none are configured */
 #define FW_BRIDGE_FDB_AGE_S 300     /* a learned address unheard this long is forgotten (802.1D default) */
+#define FW_BRIDGE_FDB_MOVE_HOLD_MS 1000 /* an address settled on its port this long and heard there this recently
+                                          * does not move to another */
 
 /* ---- iperf ---------------------------------------------------------------------------------- */
 #define FW_IPERF_DEFAULT_PORT 5001
@@ -148,7 +196,13 @@
 #define FW_IPERF_UDP_FIN_RETRIES 10    /* as iperf 2 */
 #define FW_IPERF_UDP_FIN_WAIT_MS 250   /* as iperf 2 */
 #define FW_IPERF_UDP_IDLE_MS 2000      /* a UDP server whose client fell silent ends the test */
-#define FW_IPERF_UDP_LINGER_MS 1500    /* a finished UDP server still answers repeated FINs */
+#define FW_IPERF_UDP_LINGER_MS 1500    /* a finished UDP server still answers its client's repeated FINs */
+#define FW_IPERF_UDP_TAKEOVER_MS 250   /* a UDP server's test whose sender is silent this long goes to
+                                        * another sender (a stray datagram that claimed it, a client gone) */
+#define FW_IPERF_UDP_SEQ_WINDOW 1048576u /* a datagram (or FIN) numbered more than this ahead of the highest
+                                        * sequence number seen is invalid, not loss: a legitimate jump is a
+                                        * burst lost within FW_IPERF_UDP_IDLE_MS (2 s of 1470-byte datagrams
+                                        * at 1 Gbit/s: 170,000); one forged 0x7fffffff would be 2^31 lost */
 #ifndef FW_IPERF_UDP_BURST_MAX
 #define FW_IPERF_UDP_BURST_MAX 64      /* datagrams per poll when the client is behind schedule */
 #endif

@@ -116,6 +116,10 @@ void iperf_tcp_retry_close(struct tcp_pcb **closing);
 /** Aborts *pcb without its error callback and clears it (nothing when NULL). */
 void iperf_tcp_abort(struct tcp_pcb **pcb);
 
+/** A new IPv4 TCP PCB; where the pool is full of half-open connections (a SYN flood), the oldest is
+ *  aborted to make room (fw_tcp_guard.h, the project's own lwIP builds). NULL: none to be had. */
+struct tcp_pcb *iperf_tcp_new(void);
+
 /** Picks the earlier of next and t, where t = 0 means "no deadline". */
 static inline uint64_t iperf_earlier(uint64_t next, uint64_t t)
 {

@@ -76,11 +76,15 @@ struct iperf_udp_rx {
     int64_t prev_transit_us;
     bool have_transit;
     uint64_t jitter_x16; /* RFC 3550 jitter in microseconds, scaled by 16 */
+    uint64_t seq_window; /* a datagram (or FIN) numbered more than this ahead of the highest sequence
+                          * number seen is invalid (a forged or corrupted number, not loss); 0: no limit */
+    uint64_t out_of_window; /* datagrams refused for that */
     uint8_t fin_hdr[IPERF_UDP_HDR_LEN];
 };
 
 enum iperf_rx_kind { IPERF_RX_INVALID, IPERF_RX_DATA, IPERF_RX_FIN };
 
+/** A fresh accounting, its sequence window FW_IPERF_UDP_SEQ_WINDOW. */
 void iperf_udp_rx_init(struct iperf_udp_rx *rx);
 
 /** Accounts one received datagram arriving at now_us. */

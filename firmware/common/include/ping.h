@@ -3,7 +3,9 @@
  *   ping <IP> [-c count] [-i interval_s] [-s size] [-W timeout_s] [-q]
  *   ping -a | --abort
  * Prints one line per reply or timeout (none with -q), then "RESULT ping target=... sent=...
- * received=... loss_pct=... min_ms=... avg_ms=... max_ms=... mdev_ms=..." (mdev: the standard
+ * received=... loss_pct=... min_ms=... avg_ms=... max_ms=... mdev_ms=... rejected=..." (a reply
+ * counts only with a valid ICMP checksum and the payload the request carried; rejected: those
+ * that did not; mdev: the standard
  * deviation of the round-trip times, as ping(8)). An interval of 0 sends the next request as soon
  * as the previous one is answered or timed out; with -q such a flood is not slowed down by the
  * console (a 115200-baud UART carries ~200 reply lines a second).
@@ -38,6 +40,8 @@ struct ping_summary {
     uint64_t min_us, mean_us, max_us, mdev_us;
     uint64_t elapsed_us; /* first request to the end */
     bool last_answered;  /* the last request got its reply */
+    uint32_t rejected;   /* echo replies from the target with the run's id whose ICMP checksum or payload
+                          * was wrong (corrupted or forged): never counted as received */
 };
 
 /**

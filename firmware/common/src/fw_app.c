@@ -5,7 +5,6 @@
 
 #include "fw_config.h"
 #include "fw_console.h"
-#include "fw_fault_hooks.h"
 #include "fw_module.h"
 #include "fw_out.h"
 #include "fw_platform.h"
@@ -19,17 +18,6 @@
 static struct netif *app_netif;
 static const struct fw_app_report *port_report;
 static const struct fw_personality *personality;
-static const struct fw_fault_hooks *fault_hooks;
-
-void fw_app_set_fault_hooks(const struct fw_fault_hooks *hooks)
-{
-    fault_hooks = hooks;
-}
-
-const struct fw_fault_hooks *fw_app_fault_hooks(void)
-{
-    return fault_hooks;
-}
 
 void fw_app_set_personality(const struct fw_personality *p)
 {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fw_config.h"
+#include "fw_fault_hooks.h"
 #include "lwip/sys.h"
 #include "netif/bridgeif.h"
 
@@ -13,6 +14,7 @@ struct fdb_entry {
     bool used;
     u8_t port;
     u32_t heard_ms; /* sys_now() when the address last appeared as a source */
+    u32_t since_ms; /* sys_now() when it was learned on its port */
     struct eth_addr addr;
 };
 
@@ -20,6 +22,7 @@ static struct {
     bool in_use; /* handed to a bridge by bridgeif_fdb_init */
     u16_t size;  /* entries the bridge asked for, at most FW_BRIDGE_FDB_SIZE */
     uint32_t learned;
+    uint32_t moves_held; /* frames from another port while the address was heard on its own */
     struct fdb_entry entries[FW_BRIDGE_FDB_SIZE];
 } fdb;
 
@@ -48,6 +51,18 @@ void bridgeif_fdb_update_src(void *fdb_ptr, struct eth_addr *src_addr, u8_t port
     for (u16_t i = 0; i < fdb.size; i++) {
         struct fdb_entry *e = &fdb.entries[i];
         if (e->used && memcmp(&e->addr, src_addr, sizeof e->addr) == 0) {
+            if (e->port != port_idx && !expired(e, now) && !fw_guard_on(FW_GUARD_FDB_MOVES)) {
+                e->heard_ms = now; /* the planted defect (fdb_never_moves): a station never moves */
+                return;
+            }
+            if (e->port != port_idx && (u32_t)(now - e->heard_ms) < FW_BRIDGE_FDB_MOVE_HOLD_MS &&
+                (u32_t)(now - e->since_ms) >= FW_BRIDGE_FDB_MOVE_HOLD_MS) {
+                fdb.moves_held++; /* settled on its port and heard there just now: a frame from elsewhere is forged */
+                return;
+            }
+            if (e->port != port_idx) {
+                e->since_ms = now;
+            }
             if (e->port != port_idx || expired(e, now)) {
                 fdb.learned++; /* moved to another port, or back after ageing out */
             }
@@ -68,6 +83,7 @@ void bridgeif_fdb_update_src(void *fdb_ptr, struct eth_addr *src_addr, u8_t port
     slot->used = true;
     slot->port = port_idx;
     slot->heard_ms = now;
+    slot->since_ms = now;
     memcpy(&slot->addr, src_addr, sizeof slot->addr);
     fdb.learned++;
 }
@@ -105,9 +121,15 @@ uint32_t fw_bridge_fdb_learned(void)
     return fdb.learned;
 }
 
+uint32_t fw_bridge_fdb_moves_held(void)
+{
+    return fdb.moves_held;
+}
+
 void fw_bridge_fdb_reset_counters(void)
 {
     fdb.learned = 0;
+    fdb.moves_held = 0;
 }
 
 void fw_bridge_fdb_flush(void)

@@ -11,6 +11,15 @@
 #ifdef FW_TCP_TRACK
 #include "fw_tcp_track.h"
 #endif
+#ifdef FW_TCP_GUARD
+#include "fw_tcp_guard.h"
+#endif
+#ifdef FW_ARP_GUARD
+#include "fw_arp_guard.h"
+#endif
+#ifdef FW_TCP_TIME_WAIT
+#include "lwip/priv/tcp_priv.h"
+#endif
 
 /*
  * The protocol counters need LWIP_STATS. The heap and pool parts exist only where lwIP manages
@@ -34,16 +43,30 @@ struct proto_entry {
     const struct stats_proto *s;
 };
 
+/* The line of one protocol's counters, without its end (a protocol may add its own). */
 static void print_proto(const struct proto_entry *e)
 {
     const struct stats_proto *s = e->s;
     fw_printf("%-6s xmit=%lu recv=%lu drop=%lu chkerr=%lu lenerr=%lu memerr=%lu rterr=%lu proterr=%lu"
-              " opterr=%lu err=%lu\r\n",
+              " opterr=%lu err=%lu",
               e->name, (unsigned long)s->xmit, (unsigned long)s->recv, (unsigned long)s->drop,
               (unsigned long)s->chkerr, (unsigned long)s->lenerr, (unsigned long)s->memerr,
               (unsigned long)s->rterr, (unsigned long)s->proterr, (unsigned long)s->opterr,
               (unsigned long)s->err);
 }
+
+#ifdef FW_TCP_TIME_WAIT
+/* TCP PCBs in TIME_WAIT: the DUT's side of a connection it closed first waits out 2 * TCP_MSL (lwIP
+ * keeps them in tcp_tw_pcbs, a list of their own, and takes the oldest back when the pool is short) */
+static unsigned long tcp_time_wait(void)
+{
+    unsigned long n = 0;
+    for (const struct tcp_pcb *pcb = tcp_tw_pcbs; pcb != NULL; pcb = pcb->next) {
+        n++;
+    }
+    return n;
+}
+#endif
 
 static void print_proto_kv(const struct proto_entry *e)
 {
@@ -66,6 +89,13 @@ void fw_stats_print(void)
     const size_t nprotos = sizeof protos / sizeof protos[0];
     for (size_t i = 0; i < nprotos; i++) {
         print_proto(&protos[i]);
+#ifdef FW_ARP_GUARD
+        if (protos[i].s == &lwip_stats.etharp) {
+            fw_printf(" ignored=%lu unresolved_answers=%lu", (unsigned long)fw_arp_guard_ignored(),
+                      (unsigned long)fw_arp_guard_unresolved_answers());
+        }
+#endif
+        fw_printf("\r\n");
     }
 #if MEM_STATS
     const struct stats_mem *h = &lwip_stats.mem;
@@ -88,6 +118,15 @@ void fw_stats_print(void)
     fw_printf("tcpseg retrans=%lu ooseq=%lu rx_dup=%lu tx_segs=%lu rx_segs=%lu\r\n", (unsigned long)tcp.retrans,
               (unsigned long)tcp.ooseq, (unsigned long)tcp.rx_dup, (unsigned long)tcp.tx_segs,
               (unsigned long)tcp.rx_segs);
+#endif
+#ifdef FW_TCP_GUARD
+    const struct fw_tcp_guard_counts guard = fw_tcp_guard_counts();
+    fw_printf("tcpsyn half_open_evicted=%lu half_open_reaped=%lu unresolved_dropped=%lu\r\n",
+              (unsigned long)guard.evicted, (unsigned long)guard.reaped, (unsigned long)guard.unresolved_dropped);
+#endif
+#ifdef FW_TCP_TIME_WAIT
+    const unsigned long time_wait = tcp_time_wait();
+    fw_printf("tcppcb time_wait=%lu\r\n", time_wait);
 #endif
     const struct fw_app_report *port = fw_app_report();
     if (port != NULL && port->stats_text != NULL) {
@@ -116,6 +155,17 @@ void fw_stats_print(void)
     fw_printf(" tcp_retrans=%lu tcp_ooseq=%lu tcp_rx_dup=%lu tcp_tx_segs=%lu tcp_rx_segs=%lu", (unsigned long)tcp.retrans,
               (unsigned long)tcp.ooseq, (unsigned long)tcp.rx_dup, (unsigned long)tcp.tx_segs, (unsigned long)tcp.rx_segs);
 #endif
+#ifdef FW_TCP_GUARD
+    fw_printf(" tcp_half_open_evicted=%lu tcp_half_open_reaped=%lu tcp_syn_unresolved_dropped=%lu",
+              (unsigned long)guard.evicted, (unsigned long)guard.reaped, (unsigned long)guard.unresolved_dropped);
+#endif
+#ifdef FW_TCP_TIME_WAIT
+    fw_printf(" tcp_time_wait=%lu", time_wait);
+#endif
+#ifdef FW_ARP_GUARD
+    fw_printf(" etharp_ignored=%lu etharp_unresolved_answers=%lu", (unsigned long)fw_arp_guard_ignored(),
+              (unsigned long)fw_arp_guard_unresolved_answers());
+#endif
     if (port != NULL && port->stats_fields != NULL) {
         port->stats_fields();
     }
@@ -138,6 +188,12 @@ void fw_stats_reset(void)
 {
 #ifdef FW_TCP_TRACK
     fw_tcp_track_reset();
+#endif
+#ifdef FW_TCP_GUARD
+    fw_tcp_guard_reset();
+#endif
+#ifdef FW_ARP_GUARD
+    fw_arp_guard_reset();
 #endif
     const struct fw_app_report *port = fw_app_report();
     if (port != NULL && port->stats_reset != NULL) {

@@ -7,6 +7,9 @@
 #include "fw_muldiv.h"
 #include "fw_platform.h"
 #include "lwip/tcp.h"
+#ifdef FW_TCP_GUARD
+#include "fw_tcp_guard.h"
+#endif
 
 void iperf_run_begin(struct iperf_run *run, const struct iperf_config *cfg, iperf_event_fn on_event, void *ctx)
 {
@@ -105,6 +108,17 @@ void iperf_tcp_abort(struct tcp_pcb **pcb)
         tcp_abort(*pcb);
         *pcb = NULL;
     }
+}
+
+struct tcp_pcb *iperf_tcp_new(void)
+{
+    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+#ifdef FW_TCP_GUARD
+    if (pcb == NULL && fw_tcp_guard_make_room()) {
+        pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+    }
+#endif
+    return pcb;
 }
 
 static const struct iperf_engine *const all_engines[] = {&iperf_tcp_client, &iperf_tcp_server, &iperf_udp_client,

@@ -1,8 +1,11 @@
 /* iperf TCP client: connects, writes -l sized chunks (paced by -b) for -t seconds or -n bytes,
- * then waits for the last ack; bytes counts what the server acknowledged. */
+ * then waits for the last ack; bytes counts what the server acknowledged. A peer that stops
+ * reading (its window closed, nothing acknowledged for FW_IPERF_PEER_STALL_MS) ends the test with
+ * `peer_not_reading`: with -n as soon as that happens, with -t once the time is up. */
 #include "iperf_engine.h"
 
 #include "fw_config.h"
+#include "fw_fault_hooks.h"
 #include "fw_platform.h"
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
@@ -25,6 +28,7 @@ static struct {
     uint64_t drain_deadline_us;  /* connect timeout, then the last ack's */
     uint64_t written;            /* handed to lwIP */
     uint32_t write_offset;       /* position inside the current -l write */
+    uint64_t last_ack_us;        /* the connect, then the last time the peer acknowledged data */
 } c;
 
 static void finish(const char *status)
@@ -40,6 +44,22 @@ static bool done_writing(uint64_t now)
         return c.written >= c.run.cfg.amount;
     }
     return now >= c.deadline_us;
+}
+
+/*
+ * When a peer that stopped reading (window closed, nothing acknowledged for FW_IPERF_PEER_STALL_MS)
+ * ends the test: while draining, and with -n while writing too (-t ends the writing itself); 0: not
+ * now (the window is open: a lossy link's late acks are waited for as before).
+ */
+static uint64_t peer_stall_due_us(void)
+{
+    if (c.pcb == NULL || c.pcb->snd_wnd != 0 || !fw_guard_on(FW_GUARD_TCP_PEER_STALL)) {
+        return 0;
+    }
+    if (c.state != ST_DRAINING && !(c.state == ST_RUNNING && c.run.cfg.amount)) {
+        return 0;
+    }
+    return c.last_ack_us + FW_IPERF_PEER_STALL_MS * 1000u;
 }
 
 static void drain_check(uint64_t now)
@@ -121,6 +141,7 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
     (void)arg;
     (void)pcb;
     c.run.result.bytes += len;
+    c.last_ack_us = fw_platform_time_us();
     push();
     return ERR_OK;
 }
@@ -166,6 +187,7 @@ static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
     }
     uint64_t now = fw_platform_time_us();
     c.state = ST_RUNNING;
+    c.last_ack_us = now;
     if (c.run.cfg.duration_ms) {
         c.deadline_us = now + (uint64_t)c.run.cfg.duration_ms * 1000u;
     }
@@ -180,7 +202,7 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
     c.deadline_us = 0;
     c.written = 0;
     c.write_offset = 0;
-    c.pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+    c.pcb = iperf_tcp_new();
     if (c.pcb == NULL) {
         return IPERF_START_NO_TCP_PCB;
     }
@@ -205,6 +227,13 @@ static void poll_test(uint64_t now)
 {
     iperf_tcp_retry_close(&c.closing_pcb);
     if (c.state == ST_IDLE) {
+        return;
+    }
+    uint64_t stall = peer_stall_due_us();
+    if (stall != 0 && now >= stall) {
+        c.run.result.end_us = now;
+        iperf_tcp_abort(&c.pcb); /* unsent data would wait for a window that never opens */
+        finish("peer_not_reading");
         return;
     }
     if (c.state == ST_CONNECTING || c.state == ST_DRAINING) {
@@ -235,7 +264,7 @@ static uint64_t next_deadline_us(void)
         next = iperf_earlier(next, iperf_paced_next_us(&c.run, c.written));
         break;
     }
-    return next;
+    return iperf_earlier(next, peer_stall_due_us());
 }
 
 static void abort_test(void)

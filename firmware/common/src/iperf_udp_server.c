@@ -1,9 +1,15 @@
 /* iperf UDP server: binds -p, accounts the datagrams of one client as iperf 2 does (loss,
  * reordering, jitter) and answers its FIN with the server report; afterwards it keeps answering
- * repeated FINs for FW_IPERF_UDP_LINGER_MS, in case the client missed the first answer. */
+ * that client's repeated FINs for FW_IPERF_UDP_LINGER_MS, in case it missed the first answer.
+ *
+ * Under hostile traffic: the first data datagram claims the test, but a test whose sender has
+ * been silent for FW_IPERF_UDP_TAKEOVER_MS goes to the next sender (a stray or spoofed datagram
+ * cannot keep the real client out); the finished test's report goes to its own client only (no
+ * reflector towards spoofed addresses, no report for a stranger). */
 #include "iperf_engine.h"
 
 #include "fw_config.h"
+#include "fw_fault_hooks.h"
 #include "fw_platform.h"
 #include "lwip/pbuf.h"
 #include "lwip/udp.h"
@@ -20,6 +26,8 @@ static struct {
     struct udp_pcb *linger_pcb;
     uint64_t linger_until_us;
     struct iperf_server_report linger_report;
+    ip_addr_t linger_peer; /* the finished test's client: the only one answered */
+    u16_t linger_port;
 } us;
 
 static void send_server_reply(struct udp_pcb *pcb, const uint8_t *fin_hdr,
@@ -38,7 +46,11 @@ static void linger_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 {
     (void)arg;
     uint8_t hdr[IPERF_UDP_HDR_LEN];
-    if (p->tot_len >= IPERF_UDP_HDR_LEN && pbuf_copy_partial(p, hdr, sizeof hdr, 0) == sizeof hdr &&
+    bool own_client = ip_addr_cmp(addr, &us.linger_peer) && port == us.linger_port;
+    if (!own_client && !fw_guard_on(FW_GUARD_UDP_LINGER_PEER)) {
+        own_client = true; /* a planted defect (fw_fault_hooks.h): anyone gets the report */
+    }
+    if (own_client && p->tot_len >= IPERF_UDP_HDR_LEN && pbuf_copy_partial(p, hdr, sizeof hdr, 0) == sizeof hdr &&
         (hdr[0] & 0x80u) != 0) {
         send_server_reply(pcb, hdr, &us.linger_report, addr, port); /* a repeated FIN */
     }
@@ -72,10 +84,41 @@ static void end_test(const char *status)
         us.linger_pcb = us.upcb;
         us.upcb = NULL;
         iperf_udp_rx_report(&us.rx, &us.linger_report);
+        ip_addr_copy(us.linger_peer, us.run.result.peer);
+        us.linger_port = us.run.result.peer_port;
         udp_recv(us.linger_pcb, linger_recv, NULL);
         us.linger_until_us = fw_platform_time_us() + FW_IPERF_UDP_LINGER_MS * 1000u;
     }
     finish(status);
+}
+
+/* A fresh accounting (its sequence window per the guard, fw_fault_hooks.h). */
+static void rx_begin(struct iperf_udp_rx *rx)
+{
+    iperf_udp_rx_init(rx);
+    if (!fw_guard_on(FW_GUARD_UDP_SEQ_WINDOW)) {
+        rx->seq_window = 0; /* a planted defect: any sequence number is data */
+    }
+}
+
+/*
+ * A datagram from another sender than the running test's: when the test's sender has been silent
+ * for FW_IPERF_UDP_TAKEOVER_MS (a stray datagram claimed the test, or its client is gone) and this
+ * one is data, the test starts over with the new sender; otherwise it is ignored. True: taken over
+ * (the datagram accounted as the new test's first).
+ */
+static bool take_over(const uint8_t *head, uint16_t n, uint64_t now)
+{
+    if (!fw_guard_on(FW_GUARD_UDP_TAKEOVER) || now - us.rx.last_us < FW_IPERF_UDP_TAKEOVER_MS * 1000u) {
+        return false;
+    }
+    struct iperf_udp_rx fresh;
+    rx_begin(&fresh);
+    if (iperf_udp_rx_account(&fresh, head, n, now) != IPERF_RX_DATA) {
+        return false; /* a FIN or garbage never starts a test */
+    }
+    us.rx = fresh;
+    return true;
 }
 
 static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
@@ -86,19 +129,26 @@ static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_add
     uint16_t n = pbuf_copy_partial(p, head, sizeof head, 0);
     uint16_t len = p->tot_len;
     pbuf_free(p);
-    if (us.state == ST_RUNNING && (!ip_addr_cmp(addr, &us.run.result.peer) || port != us.run.result.peer_port)) {
-        return; /* another sender during a test */
-    }
+    uint16_t inspected = n < len ? n : len; /* only the header bytes are inspected */
     bool first = !us.rx.started;
-    /* account with the real datagram length; only the header bytes are inspected */
-    enum iperf_rx_kind kind = iperf_udp_rx_account(&us.rx, head, n < len ? n : len, now);
+    enum iperf_rx_kind kind;
+    if (us.state == ST_RUNNING && (!ip_addr_cmp(addr, &us.run.result.peer) || port != us.run.result.peer_port)) {
+        if (!take_over(head, inspected, now)) {
+            return; /* another sender during a test */
+        }
+        first = true;
+        kind = IPERF_RX_DATA;
+    } else {
+        /* account with the real datagram length */
+        kind = iperf_udp_rx_account(&us.rx, head, inspected, now);
+    }
     if (kind == IPERF_RX_INVALID) {
         return;
     }
     if (kind == IPERF_RX_DATA) {
-        us.rx.bytes += (uint64_t)len - (n < len ? n : len);
+        us.rx.bytes += (uint64_t)len - inspected;
         us.run.result.bytes = us.rx.bytes;
-        if (first) {
+        if (first) { /* the test starts (again, after a takeover) with this sender */
             ip_addr_copy(us.run.result.peer, *addr);
             us.run.result.peer_port = port;
             us.state = ST_RUNNING;
@@ -133,7 +183,7 @@ static enum iperf_start_error start(const struct iperf_config *cfg, iperf_event_
         return IPERF_START_BIND_FAILED;
     }
     us.upcb->tos = cfg->tos;
-    iperf_udp_rx_init(&us.rx);
+    rx_begin(&us.rx);
     udp_recv(us.upcb, on_recv, NULL);
     us.state = ST_LISTEN;
     iperf_run_event(&us.run, IPERF_EVENT_LISTENING);

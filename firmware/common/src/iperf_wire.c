@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "fw_config.h"
+
 static void put_u32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 24);
@@ -111,6 +113,7 @@ void iperf_udp_rx_init(struct iperf_udp_rx *rx)
 {
     memset(rx, 0, sizeof *rx);
     rx->expected = 1; /* iperf 2 clients number datagrams from 1 */
+    rx->seq_window = FW_IPERF_UDP_SEQ_WINDOW;
 }
 
 static void account_jitter(struct iperf_udp_rx *rx, uint64_t sent_us, uint64_t now_us)
@@ -127,6 +130,13 @@ static void account_jitter(struct iperf_udp_rx *rx, uint64_t sent_us, uint64_t n
     }
     rx->prev_transit_us = transit;
     rx->have_transit = true;
+}
+
+/* Whether datagram number `seq` (> 0) lies beyond the window ahead of the highest number seen
+ * (expected - 1): a single forged or corrupted number must not turn into billions of lost datagrams. */
+static bool beyond_window(const struct iperf_udp_rx *rx, int64_t seq)
+{
+    return rx->seq_window != 0 && seq >= rx->expected && (uint64_t)(seq - rx->expected) >= rx->seq_window;
 }
 
 enum iperf_rx_kind iperf_udp_rx_account(struct iperf_udp_rx *rx, const uint8_t *buf, size_t len,
@@ -147,9 +157,13 @@ enum iperf_rx_kind iperf_udp_rx_account(struct iperf_udp_rx *rx, const uint8_t *
             return IPERF_RX_INVALID; /* a FIN of a test we never saw */
         }
         if (!rx->finished) {
+            uint64_t sent = (uint64_t)(-hdr.seq) - 1u;
+            if (sent > 0 && beyond_window(rx, (int64_t)sent)) {
+                rx->out_of_window++;
+                return IPERF_RX_INVALID; /* a FIN claiming far more than was ever seen */
+            }
             rx->finished = true;
             rx->last_us = now_us;
-            uint64_t sent = (uint64_t)(-hdr.seq) - 1u;
             rx->sent_total = sent;
             if ((int64_t)sent >= rx->expected) {
                 rx->lost += sent - (uint64_t)rx->expected + 1u; /* trailing datagrams never arrived */
@@ -161,6 +175,10 @@ enum iperf_rx_kind iperf_udp_rx_account(struct iperf_udp_rx *rx, const uint8_t *
     }
     if (rx->finished) {
         return IPERF_RX_INVALID; /* data after the end of the test */
+    }
+    if (beyond_window(rx, hdr.seq)) {
+        rx->out_of_window++;
+        return IPERF_RX_INVALID;
     }
     if (!rx->started) {
         rx->started = true;

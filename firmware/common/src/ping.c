@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fw_config.h"
+#include "fw_fault_hooks.h"
 #include "fw_muldiv.h"
 #include "fw_out.h"
 #include "fw_parse.h"
@@ -101,6 +102,7 @@ static struct {
     uint64_t next_send_us;
     uint64_t last_send_us;
     bool last_answered;
+    uint32_t rejected; /* replies with a wrong checksum or payload, never counted */
     struct ping_slot slots[FW_PING_SLOTS];
 } pg;
 
@@ -118,6 +120,7 @@ static void ping_finish(const char *status)
         .mdev_us = rtt_stats_mdev_us(&pg.rtt),
         .elapsed_us = pg.sent ? fw_platform_time_us() - pg.first_send_us : 0,
         .last_answered = pg.last_answered,
+        .rejected = pg.rejected,
     };
     if (pg.pcb != NULL) {
         raw_remove(pg.pcb);
@@ -128,6 +131,30 @@ static void ping_finish(const char *status)
     if (pg.out->finish != NULL) {
         pg.out->finish(&sum);
     }
+}
+
+/*
+ * Whether an echo reply (p: the IP packet, hlen its header) is intact: its ICMP checksum verifies
+ * over the whole ICMP message and its payload is exactly what ping_send wrote (cfg.size bytes
+ * 0, 1, 2, ...). The raw PCB sees the packet before lwIP's ICMP layer, which checks nothing of an
+ * echo reply anyway, so a corrupted or forged reply would otherwise count as an answer. Moves p's
+ * payload past the IP header (the caller eats p).
+ */
+static bool reply_intact(struct pbuf *p, u16_t hlen)
+{
+    if (!fw_guard_on(FW_GUARD_PING_REPLIES)) { /* a planted defect (fw_fault_hooks.h): any reply counts */
+        return true;
+    }
+    const uint32_t want = (uint32_t)sizeof(struct icmp_echo_hdr) + pg.cfg.size;
+    if (p->tot_len != hlen + want || pbuf_remove_header(p, hlen) != 0 || inet_chksum_pbuf(p) != 0) {
+        return false;
+    }
+    for (uint32_t i = 0; i < pg.cfg.size; i++) {
+        if (pbuf_get_at(p, (u16_t)(sizeof(struct icmp_echo_hdr) + i)) != (uint8_t)i) {
+            return false;
+        }
+    }
+    return true;
 }
 
 static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_addr_t *addr)
@@ -147,7 +174,11 @@ static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_a
     }
     uint16_t seq = lwip_ntohs(echo.seqno);
     struct ping_slot *s = &pg.slots[seq % FW_PING_SLOTS];
-    if (s->pending && s->seq == seq) {
+    uint8_t ttl = (uint8_t)IPH_TTL(&iph);
+    uint32_t bytes = (uint32_t)(p->tot_len - hlen);
+    if (!reply_intact(p, hlen)) {
+        pg.rejected++; /* ours by id and address, but not what we sent: never an answer */
+    } else if (s->pending && s->seq == seq) {
         s->pending = false;
         uint64_t rtt = now - s->sent_us;
         rtt_stats_add(&pg.rtt, rtt);
@@ -155,8 +186,7 @@ static u8_t ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_a
             pg.last_answered = true;
         }
         if (!pg.cfg.quiet && pg.out->reply != NULL) {
-            pg.out->reply((uint32_t)(p->tot_len - hlen), lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(addr))), seq,
-                          (uint8_t)IPH_TTL(&iph), rtt);
+            pg.out->reply(bytes, lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(addr))), seq, ttl, rtt);
         }
         if (pg.cfg.interval_ms == 0) {
             pg.next_send_us = now; /* flood style: next request right away */
@@ -285,10 +315,10 @@ static void fw_ping_finish(const struct ping_summary *sum)
     uint32_t lost = sum->received < sum->sent ? sum->sent - sum->received : 0;
     uint64_t ppm = fw_ppm(lost, sum->sent);
     fw_printf("RESULT ping status=%s target=%s size=%" PRIu32 " sent=%" PRIu32 " received=%" PRIu32
-              " loss_pct=%s min_ms=%s avg_ms=%s max_ms=%s mdev_ms=%s\r\n",
+              " loss_pct=%s min_ms=%s avg_ms=%s max_ms=%s mdev_ms=%s rejected=%" PRIu32 "\r\n",
               sum->status, t, sum->size, sum->sent, sum->received, fw_fmt_ppm_pct(pct, sizeof pct, ppm),
               fw_fmt_ms(mn, sizeof mn, sum->min_us), fw_fmt_ms(av, sizeof av, sum->mean_us),
-              fw_fmt_ms(mx, sizeof mx, sum->max_us), fw_fmt_ms(md, sizeof md, sum->mdev_us));
+              fw_fmt_ms(mx, sizeof mx, sum->max_us), fw_fmt_ms(md, sizeof md, sum->mdev_us), sum->rejected);
 }
 
 static const struct ping_printer fw_ping_printer = {fw_ping_start, fw_ping_reply, fw_ping_timeout, fw_ping_finish};

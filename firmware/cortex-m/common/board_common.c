@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fw_app.h"
+#include "fw_arp_guard.h"
 #include "fw_parse.h"
 #include "fw_platform.h"
 #include "link_delay.h"
@@ -47,7 +48,8 @@ bool board_netif_start(struct netif *netif, netif_init_fn init)
     }
     netif_set_default(netif);
     netif_set_up(netif);
-    return link_delay_install(netif);
+    /* unsolicited ARP never re-points the ARP entries (fw_arp_guard.h); the delay line delays frames into it */
+    return fw_arp_guard_attach(netif) && link_delay_install(netif);
 }
 
 /* the main loop's iterations that found nothing to do, and its sleeps (fw_platform_busy_us) */

@@ -12,8 +12,9 @@
 /** Copies .data from flash and zeroes .bss (linker symbols __data_* and __bss_*). */
 void board_init_memory(void);
 
-/** Adds and brings up the board's Ethernet netif with FW_BOARD_IP/NETMASK/GW and FW_BOARD_MAC;
- * false when the driver's init function fails. */
+/** Adds and brings up the board's Ethernet netif with FW_BOARD_IP/NETMASK/GW and FW_BOARD_MAC,
+ * the ARP guard (fw_arp_guard.h) and the link delay line in front of its input; false when the
+ * driver's init function fails. */
 bool board_netif_start(struct netif *netif, netif_init_fn init);
 
 /** The board's console: the next received byte, or -1 when none is waiting (board.c). */

@@ -253,6 +253,16 @@ static uint32_t udp_rate_pct(void)
     return f.value[FAULT_UDP_RATE_PCT];
 }
 
+static bool guard_off(enum fw_guard guard)
+{
+    for (int i = 0; i < FAULT_COUNT; i++) {
+        if (fault_guard(i) == (int)guard) {
+            return f.value[i] != 0;
+        }
+    }
+    return false;
+}
+
 static unsigned planted(void)
 {
     unsigned n = 0;
@@ -301,6 +311,12 @@ static void cmd_fault(int argc, char **argv)
             fw_err("fault", "%s takes 0-%" PRIu32 " (%s)", argv[1], fault_defs[id].max, fault_defs[id].what);
             return;
         }
+#ifndef FW_BRIDGE
+        if (id == FAULT_FDB_NEVER_MOVES && v != 0) { /* planted here it would change nothing: refused, not pretended */
+            fw_err("fault", "%s is the bridge build's (host-bridge): this build has no address table", argv[1]);
+            return;
+        }
+#endif
         f.value[id] = v;
         reset_schedule();
     } else if (argc != 1) {
@@ -318,7 +334,7 @@ static const struct fw_cmd fault_commands[] = {
 static const struct fw_module fault_module = {fault_commands, sizeof fault_commands / sizeof fault_commands[0], poll,
                                               next_deadline_us};
 
-static const struct fw_fault_hooks hooks = {udp_rate_pct, test_finished};
+static const struct fw_fault_hooks hooks = {udp_rate_pct, test_finished, guard_off};
 
 bool fault_inject_install(void)
 {

@@ -2,13 +2,15 @@
  * fault_inject.h - the host port's planted defects: the `fault` console command and the hooks the
  * tap driver (tapif.c) calls for every frame. Test equipment for the suite's own verdicts: a
  * defect planted on purpose makes this firmware a defective DUT (a sender that got slower, a
- * receiver that loses frames silently, ACKs held back, a buffer leaked per test, ...), and the
- * suite must fail it as the DUT's. None is active until `fault NAME VALUE` plants it; a restart
+ * receiver that loses frames silently, ACKs held back, a buffer leaked per test, one of the
+ * firmware's guards against hostile traffic switched off, ...), and the suite must fail it as the
+ * DUT's. None is active until `fault NAME VALUE` plants it; a restart
  * clears them. The defects and their units: fault_plan.h.
  *
  * Console:
  *   fault                 show what is planted (RESULT fault NAME=VALUE ... planted=N)
- *   fault NAME VALUE      plant one (0 removes it)
+ *   fault NAME VALUE      plant one (0 removes it; fdb_never_moves: the bridge build only, the
+ *                         others refuse it, having no address table)
  *   fault clear           remove every one
  */
 #ifndef FAULT_INJECT_H

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fw_config.h"
+#include "fw_fault_hooks.h"
 
 #define PPM 1000000u
 #define ETH_HLEN 14
@@ -27,7 +28,31 @@ const struct fault_def fault_defs[FAULT_COUNT] = {
     [FAULT_TX_CLUMP_US] = {"tx_clump_us", FW_FAULT_MAX_HOLD_US, "frames to send sent together every window (us)"},
     [FAULT_UDP_RATE_PCT] = {"udp_rate_pct", 100u, "the UDP client's rate, % of the asked (0: as asked)"},
     [FAULT_LEAK_PER_TEST] = {"leak_per_test", FW_PBUF_POOL_SIZE, "receive buffers leaked per iperf test"},
+    [FAULT_TRUST_PING_REPLIES] = {"trust_ping_replies", 1u, "ping counts replies with a wrong checksum or payload"},
+    [FAULT_ANSWER_ANY_FIN] = {"answer_any_fin", 1u, "a finished UDP server answers anyone's FIN with its report"},
+    [FAULT_KEEP_FIRST_SENDER] = {"keep_first_sender", 1u, "a UDP server's test stays with its first sender"},
+    [FAULT_TRUST_UDP_SEQ] = {"trust_udp_seq", 1u, "a UDP server counts a forged sequence jump as loss"},
+    [FAULT_HOLD_HALF_OPEN] = {"hold_half_open", 1u, "half-open TCP connections held 20 s, SYNs beyond dropped"},
+    [FAULT_KEEP_SILENT_CLIENTS] = {"keep_silent_clients", 1u, "a TCP connection without a byte holds the server"},
+    [FAULT_WAIT_CLOSED_WINDOW] = {"wait_closed_window", 1u, "the TCP client waits on a peer that stopped reading"},
+    [FAULT_TRUST_ARP_CHANGES] = {"trust_arp_changes", 1u, "unsolicited ARP (forged replies) re-points ARP entries"},
+    [FAULT_FDB_NEVER_MOVES] = {"fdb_never_moves", 1u, "a learned address never moves to another bridge port"},
+    [FAULT_EVICT_ARP_FOR_SYN] = {"evict_arp_for_syn", 1u, "SYNs from unresolved addresses evict stable ARP entries"},
 };
+
+/* the guard each guard defect switches off, in their order */
+static const int guards[] = {FW_GUARD_PING_REPLIES,   FW_GUARD_UDP_LINGER_PEER, FW_GUARD_UDP_TAKEOVER,
+                             FW_GUARD_UDP_SEQ_WINDOW, FW_GUARD_TCP_HALF_OPEN,   FW_GUARD_TCP_SILENT_CLIENT,
+                             FW_GUARD_TCP_PEER_STALL, FW_GUARD_ARP_CHANGES,     FW_GUARD_FDB_MOVES,
+                             FW_GUARD_SYN_UNRESOLVED};
+_Static_assert(sizeof guards / sizeof guards[0] == FAULT_COUNT - FAULT_TRUST_PING_REPLIES,
+               "one guard per guard defect");
+_Static_assert(FW_GUARD_COUNT == FAULT_COUNT - FAULT_TRUST_PING_REPLIES, "a defect for every guard");
+
+int fault_guard(int id)
+{
+    return id >= FAULT_TRUST_PING_REPLIES && id < FAULT_COUNT ? guards[id - FAULT_TRUST_PING_REPLIES] : FW_GUARD_COUNT;
+}
 
 int fault_find(const char *name)
 {

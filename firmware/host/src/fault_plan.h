@@ -28,6 +28,17 @@ enum fault_id {
     FAULT_TX_CLUMP_US,    /* frames to send held and sent together at the end of a window this long */
     FAULT_UDP_RATE_PCT,   /* the UDP client paces at this share of the asked rate (0: as asked) */
     FAULT_LEAK_PER_TEST,  /* receive-pool buffers never freed, per iperf test ended */
+    /* a guard against hostile traffic switched off (1), its defect back (fw_fault_hooks.h, fw_guard) */
+    FAULT_TRUST_PING_REPLIES,  /* ping counts a reply whatever its checksum and payload */
+    FAULT_ANSWER_ANY_FIN,      /* a finished UDP server answers anyone's FIN with its report */
+    FAULT_KEEP_FIRST_SENDER,   /* a UDP server's test stays with its first sender, silent or not */
+    FAULT_TRUST_UDP_SEQ,       /* a UDP server takes any sequence number as data (a jump is loss) */
+    FAULT_HOLD_HALF_OPEN,      /* half-open TCP connections neither make room nor are reaped (20 s) */
+    FAULT_KEEP_SILENT_CLIENTS, /* a TCP server's connection is the test from its accept, bytes or not */
+    FAULT_WAIT_CLOSED_WINDOW,  /* the TCP client waits on a peer that stopped reading */
+    FAULT_TRUST_ARP_CHANGES,   /* any ARP packet naming a known address re-points its ARP entry */
+    FAULT_FDB_NEVER_MOVES,      /* a learned address never moves to another bridge port until it ages out */
+    FAULT_EVICT_ARP_FOR_SYN,   /* every SYN from an unresolved address answered: its ARP entry evicts a stable one */
     FAULT_COUNT
 };
 
@@ -36,6 +47,10 @@ struct fault_def {
     uint32_t max;     /* the largest value the command takes */
     const char *what; /* for `help` and the reply's documentation */
 };
+
+/** The guard (fw_fault_hooks.h, enum fw_guard) a defect switches off; FW_GUARD_COUNT: none, the
+ *  defect is one of its own. */
+int fault_guard(int id);
 
 extern const struct fault_def fault_defs[FAULT_COUNT];
 

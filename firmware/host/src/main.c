@@ -18,6 +18,7 @@
 #include "core_lock.h"
 #include "fault_inject.h"
 #include "fw_app.h"
+#include "fw_arp_guard.h"
 #include "fw_config.h"
 #include "fw_parse.h"
 #include "host_platform.h"
@@ -334,6 +335,12 @@ int main(int argc, char **argv)
     app_netif = &netif;
     tap_netifs[0] = &netif;
 #endif
+    /* unsolicited ARP never re-points the stack's ARP entries (fw_arp_guard.h); before the delay line,
+     * which then delays frames into it */
+    if (!fw_arp_guard_attach(app_netif)) {
+        fprintf(stderr, "hil-fw-host: cannot put the ARP guard on the netif\n");
+        return 1;
+    }
     if (!link_delay_install(app_netif)) {
         fprintf(stderr, "hil-fw-host: no room for the link delay line (FW_APP_MAX_COMMANDS, FW_APP_MAX_PORT_POLLS)\n");
         return 1;

@@ -56,7 +56,11 @@ from hil.checks import criteria
 from hil.errors import BenchError, DutError
 from hil.paths import PROJECT_ROOT
 from hil.robustness.classes import CLASSES, Ends, Frame, build, is_reserved_group
+from hil.robustness.live import Live, PinnedNeighbour
 from hil.robustness.send import ETHERNET, read_frames
+from hil.robustness.serve import SERVE_S, Served, normal, serve
+from hil.robustness.service_classes import IN_PATH_ONLY
+from hil.robustness.states import STATES, RunningState, StateOutcome, applies
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.families.sweeps import Axis, axis_points
 from hil.scenarios.metrics import IPERF3, THROUGHPUT, ScenarioShape
@@ -76,6 +80,9 @@ RATES = {"quick": 2000.0, "full": 5000.0}  # frames per second
 SANITIZER_BUILD = "asan"  # the host firmware's ASan/UBSan build (firmware/CMakePresets.json host-asan)
 RECOVERY_TCP_S = 1.0  # the short TCP run after each class
 PING_BACK_S = 10.0  # how long the PC pings for the DUT's first answer after a class
+SERVE_BOUND_MS = 1000.0  # the real clients' wait beyond their normal time (threshold max_serve_delay_ms)
+SERVE_GIVE_UP_S = 15.0  # a real client not served this long after the class is not served
+IDLE_CONNECTIONS = 8  # the exhaust class's silent connections to a listening TCP server
 SETTLE_S = 8.0  # how long the DUT's pools may take to return to their idle level (reassembly: 2-3 s)
 NOT_ISOLATED = (
     "the robustness family sends hostile frames: only to a DUT whose network the bench file declares isolated "
@@ -95,6 +102,8 @@ METRICS = (
         "settle_ms",
         "forbidden_forwarded",
         "frames_at_peer",
+        "serve_delay_ms",
+        "state_delay_ms",
     }
 )
 PROTOCOLS = ("link", "etharp", "ip", "ipfrag", "icmp", "udp", "tcp")  # lwIP's counters in the DUT's `stats`
@@ -122,6 +131,20 @@ def _one_int(option: str, lo: int, hi: int) -> Callable[[str], tuple[object, ...
         return (int(text),)
 
     return parse
+
+
+def _state_names(text: str) -> tuple[object, ...]:
+    """STATE (every class in it) or CLASS@STATE (that class only) entries, comma-separated."""
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+
+    def known(entry: str) -> bool:
+        cls, at, state = entry.rpartition("@")
+        return state in STATES and (not at or cls in CLASSES)
+
+    if not names or not all(known(n) for n in names):
+        raise ValueError(f"--robustness-states takes STATE or CLASS@STATE entries, states: {', '.join(STATES)}; "
+                         f"classes: {', '.join(CLASSES)} (got {text!r})")  # fmt: skip
+    return tuple(dict.fromkeys(names))
 
 
 def _build_name(text: str) -> tuple[object, ...]:
@@ -152,6 +175,18 @@ CLASS_AXIS = Axis(
     str,
     lambda v: 0.0,
     "class",
+)
+STATE_AXIS = Axis(
+    "robustness_states",
+    {"quick": (), "full": ()},
+    "--robustness-states",
+    "the DUT's service states each robustness class is sent in (default: every state the bench's DUT can be "
+    f"put in), e.g. idle,tcp_server; CLASS@STATE adds one class in one state, e.g. exhaust@tcp_server "
+    f"(states: {', '.join(STATES)})",
+    _state_names,
+    str,
+    lambda v: 0.0,
+    "state",
 )
 PACKETS_AXIS = Axis(
     "robustness_packets",
@@ -204,6 +239,12 @@ class RobustnessPoint:
     build: str | None  # the build configuration flashed first (None: the bench's own)
     replay: str | None = None  # the PCAP a replay sends
     last: bool = False  # the last case: it carries the table of every class
+    state: str = "idle"  # the service state the class is sent in (hil.robustness.states)
+
+    @property
+    def key(self) -> str:
+        """The case's key: `<class>` in the idle state, `<class>@<state>` in another."""
+        return self.name if self.state == "idle" else f"{self.name}@{self.state}"
 
 
 @register
@@ -214,9 +255,10 @@ class Robustness:
         "hostile and malformed frames at the DUT, class by class (IPv4, fragments, TCP, UDP, ICMP, ARP, Ethernet, "
         "fuzz); after each the DUT must answer, its pools be back at idle and a short TCP run meet its limits"
     )
-    shapes = (ScenarioShape(SCENARIO, "|".join([*CLASSES, "replay"]), METRICS, "ipv4"),)
-    default_limits: ClassVar = {SCENARIO: {"default": {"max_ping_recovery_ms": 5000, "min_efficiency_pct": 25}}}
-    axes = (CLASS_AXIS, PACKETS_AXIS, RATE_AXIS, BUILD_AXIS, REPLAY_AXIS)
+    shapes = (ScenarioShape(SCENARIO, f"({'|'.join([*CLASSES, 'replay'])})(@({'|'.join(STATES)}))?", METRICS, "ipv4"),)
+    default_limits: ClassVar = {SCENARIO: {"default": {"max_ping_recovery_ms": 5000, "min_efficiency_pct": 25,
+                                                       "max_serve_delay_ms": SERVE_BOUND_MS}}}  # fmt: skip
+    axes = (CLASS_AXIS, STATE_AXIS, PACKETS_AXIS, RATE_AXIS, BUILD_AXIS, REPLAY_AXIS)
 
     def cases(self, bench: BenchFacts) -> list[Case]:
         profile = bench.profile
@@ -225,16 +267,32 @@ class Robustness:
         skip = skip or why_not_build
         pps = float(axis_points(RATE_AXIS, profile)[0])  # type: ignore[arg-type]
         own = build is not None
+        entries = [str(n) for n in axis_points(STATE_AXIS, profile)]
+        named_states = [e for e in entries if "@" not in e]
+        only = [tuple(e.split("@")) for e in entries if "@" in e]  # CLASS@STATE: that class in that state
+        has_console = bench.dialect is not None
+        possible = [n for n, st in STATES.items() if applies(st, bench.in_path, has_console) is None]
+        states = named_states or ([] if only else possible)
         if replay := axis_points(REPLAY_AXIS, profile):
-            point = RobustnessPoint("replay", None, pps, build, str(replay[0]), last=True)
-            return [Case(self, f"{SCENARIO}/replay", point, skip=skip, own_builds=own)]
+            state = (named_states or [p[1] for p in only] or ["idle"])[0] if entries else "idle"
+            point = RobustnessPoint("replay", None, pps, build, str(replay[0]), last=True, state=state)
+            why = applies(STATES[state], bench.in_path, has_console)
+            return [Case(self, f"{SCENARIO}/{point.key}", point, skip=skip or why, own_builds=own)]
+        named_classes = "robustness_classes" in profile.sweeps
         names = [str(n) for n in axis_points(CLASS_AXIS, profile)]
+        if not named_classes and not bench.in_path:
+            names = [n for n in names if n not in IN_PATH_ONLY]
         packets = axis_points(PACKETS_AXIS, profile)
         out = []
-        for i, name in enumerate(names):
+        pairs = [(n, st) for n in names for st in states]
+        pairs += [(c, st) for c, st in only if (c, st) not in pairs and (c in names or not named_classes)]
+        for i, (name, state) in enumerate(pairs):
             count = int(packets[0]) if packets else CLASSES[name].counts[profile.points_name]  # type: ignore[call-overload]
-            point = RobustnessPoint(name, count, pps, build, last=i == len(names) - 1)
-            out.append(Case(self, f"{SCENARIO}/{name}", point, skip=skip, own_builds=own))
+            point = RobustnessPoint(name, count, pps, build, last=i == len(pairs) - 1, state=state)
+            why = applies(STATES[state], bench.in_path, has_console)
+            if name in IN_PATH_ONLY and not bench.in_path:
+                why = why or f"class {name}: a DUT that bridges nothing has no address table to attack"
+            out.append(Case(self, f"{SCENARIO}/{point.key}", point, skip=skip or why, own_builds=own))
         return out
 
     def run(self, hil: HilContext, case: Case) -> None:
@@ -373,6 +431,12 @@ def pools_used(counters: dict[str, int] | None) -> dict[str, int] | None:
         return None
     if "heap_used" in counters:
         used["heap"] = counters["heap_used"]
+    if counters.get("tcp_time_wait"):  # closed connections waiting out 2 MSL (TCP's own rule; the first
+        # pcbs lwIP takes back), and lwIP's TCP timer, one sys_timeout that runs while any pcb exists
+        if "TCP_PCB" in used:
+            used["TCP_PCB"] -= counters["tcp_time_wait"]
+        if "SYS_TIMEOUT" in used:
+            used["SYS_TIMEOUT"] -= 1
     return used
 
 
@@ -392,18 +456,28 @@ def replay_command(hil: HilContext, pcap: Path, point: RobustnessPoint) -> str:
                     for p in (pcap, Path(hil.bench_file)))  # fmt: skip
     build = f" --robustness-build {point.build}" if point.build not in (None, SANITIZER_BUILD) else ""
     dut = f" --dut-name {shlex.quote(hil.dut.config.name)}"
-    return (f"sudo ./suite replay {shlex.quote(str(where))} --bench {shlex.quote(str(bench))}{dut}{build} "
+    state = f" --robustness-states {point.state}" if point.state != "idle" else ""
+    return (f"sudo ./suite replay {shlex.quote(str(where))} --bench {shlex.quote(str(bench))}{dut}{build}{state} "
             f"--robustness-rate {point.pps:g}")  # fmt: skip
 
 
-def _frames_of(point: RobustnessPoint, hil: HilContext, pc: PcInterface, ends_ip: str) -> tuple[list[Frame], str]:
+def _ends(hil: HilContext, pc: PcInterface, ends_ip: str, live: Live | None = None) -> Ends:
+    net = hil.dut.config.network
+    return Ends(pc.mac, hil.pc_side.ip, target_mac(pc, ends_ip), ends_ip, net.prefix_len, dut_ip=net.dut_ip,
+                dut_mac=getattr(net, "dut_mac", None), live=live)  # fmt: skip
+
+
+def _frames_of(point: RobustnessPoint, hil: HilContext, pc: PcInterface, ends_ip: str,
+               live: Live | None = None) -> tuple[list[Frame], str]:  # fmt: skip
     if point.replay is not None:
         frames = [Frame("replayed", f) for f in read_frames(Path(point.replay))]
         return frames, f"the frames of {point.replay}"
-    ends = Ends(pc.mac, hil.pc_side.ip, target_mac(pc, ends_ip), ends_ip, hil.dut.config.network.prefix_len)
     cls = CLASSES[point.name]
     assert point.count is not None
-    return build(cls, ends, point.count, SEED), cls.title
+    return build(cls, _ends(hil, pc, ends_ip, live), point.count, SEED), cls.title
+
+
+LIVE_CLASSES = frozenset({"forged"})  # classes whose frames aim at the state's live connection
 
 
 @dataclass
@@ -422,30 +496,45 @@ class ClassRun:
 
 
 def run_class(hil: HilContext, point: RobustnessPoint) -> None:
-    key = point.name
+    key = point.key
     limits = hil.thresholds.limits(SCENARIO, key)  # none: an error before any frame is sent
+    bound_ms = float(_limit(limits, "max_serve_delay_ms", SERVE_BOUND_MS))
+    state = STATES[point.state]
     allure.dynamic.feature(Robustness.name)
-    allure.dynamic.story(f"robustness: {key}")
+    allure.dynamic.story(f"robustness: {point.name}")
+    allure.dynamic.parameter("state", state.title)
     if point.build is not None:  # a fresh DUT for every class: a crash's replay starts from the same state
         hil.flash_config(point.build)
     allure.dynamic.parameter("build", hil.dut.adapter.current_config or "the bench file's")
+    normal_s = normal(hil, SERVE_GIVE_UP_S)  # the real clients' normal times on this bench (once per run)
     pc, target = pc_side(hil), hil.far_end.ip
     frames, title = _frames_of(point, hil, pc, target)
     run = ClassRun(key, point, hil.recorder.results_dir / "robustness" / f"{key}.pcap", frames)
-    if point.replay is None or Path(point.replay).resolve() != run.pcap.resolve():
-        write_pcap(run.pcap, [f.data for f in frames])
-    variants = Counter(f.variant for f in frames)
-    attach_text(
-        f"{key}: the frames by variant ({len(frames)})",
-        f"{title}, to {target} from {pc.iface} ({pc.mac}) at {point.pps:g} frames/s\n"
-        + "\n".join(f"{n:7d}  {v}" for v, n in variants.items()),
-    )
     window = hil.wire.window(sides=()) if hil.wire is not None else None
     before = window.before.get("dut") if window is not None else hil.dut.counters(mark=True)
     idle = pools_used(before)
+    class_s = len(frames) / point.pps
+    exhaust = point.name == "exhaust"
+    running = RunningState(hil, state, class_s, bound_ms, max(normal_s) - SERVE_S, sink=exhaust,
+                           idle_connections=IDLE_CONNECTIONS if exhaust else 0)  # fmt: skip
     try:
-        with peer_capture(hil, key, frames) as at_peer:
+        try:
+            running.start()
+        except (DutError, BenchError) as exc:
+            raise DutError(f"robustness/{key}: the DUT could not be put in its state ({state.title}) before any "
+                           f"hostile frame: {exc}") from exc  # fmt: skip
+        if running.live is not None and point.name in LIVE_CLASSES and point.replay is None:
+            frames, title = _frames_of(point, hil, pc, target, running.live)
+            run.frames = frames
+        _write_class(run, point, title, target, pc)
+        pin = (PinnedNeighbour(hil.far_end.netns_prefix, hil.pc_side.ip, pc.mac)  # type: ignore[attr-defined]
+               if hil.far_end.behind_dut else contextlib.nullcontext())  # fmt: skip
+        with pin, peer_capture(hil, key, frames) as at_peer:
+            running.during()
             run.sent = send_frames(hil, pc, run.pcap, point, len(frames))
+            last_frame_at = time.monotonic()
+        outcome = running.finish(last_frame_at)
+        running.close()
         peer_seen = at_peer[0] if at_peer else None
         _raise_if_stopped(hil, run)
         ping_ms = ping_back(hil, pc, target)
@@ -456,6 +545,8 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
         _raise_if_stopped(hil, run)
         seen = window.close() if window is not None else None
         after = hil.dut.counters() if window is None else None
+        served = serve(hil, SERVE_GIVE_UP_S, normal_s)
+        _raise_if_stopped(hil, run)
     except (DutError, BenchError) as exc:  # a DUT that stopped answering: the class's frames and the command
         if isinstance(exc, BenchError) and hil.dut.adapter.alive():
             raise
@@ -463,11 +554,19 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
         if str(exc).startswith(f"robustness/{key}: "):
             raise
         raise DutError(f"robustness/{key}: {exc}; the frames are attached; replay them: {run.replay(hil)}") from exc
+    finally:
+        running.close()
     sent = run.sent
+    assert sent is not None
     dut_delta = (seen.deltas.get("dut", {}) if seen is not None else
                  {k: v - before[k] for k, v in (after or {}).items() if before and k in before})  # fmt: skip
     measured: dict[str, float] = {"frames_sent": float(sent["sent"]), "frames_refused": float(sent["refused_mtu"]),  # type: ignore[arg-type]
                                   "ping_recovery_ms": round(ping_ms, 1)}  # fmt: skip
+    waits = [s.delay_ms for s in served] + ([outcome.delay_ms] if outcome.delay_ms is not None else [])
+    if all(w is not None for w in waits):  # a client not served has no wait: the limit then fails the case
+        measured["serve_delay_ms"] = max(w for w in waits if w is not None)
+    if outcome.delay_ms is not None:
+        measured["state_delay_ms"] = outcome.delay_ms
     if dut_delta:
         measured["dut_dropped"] = float(sum(v for k, v in dut_delta.items() if DROP_KEY.match(k)))
     if idle is not None:
@@ -478,13 +577,17 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
     if peer_seen is not None:
         forbidden, reached = peer_seen
         measured |= {"forbidden_forwarded": float(forbidden), "frames_at_peer": float(reached)}
+    variants = Counter(f.variant for f in run.frames)
     extra: dict[str, object] = {
-        "class": key, "title": title, "build": hil.dut.adapter.current_config, "pps": point.pps, "sender": sent,
-        "variants": dict(variants), "pcap": str(run.pcap), "dut_counters": {k: v for k, v in dut_delta.items() if v},
-        "pools_idle": idle, "pools_held": still,
+        "class": point.name, "state": point.state, "title": title, "build": hil.dut.adapter.current_config,
+        "pps": point.pps, "sender": sent, "variants": dict(variants), "pcap": str(run.pcap),
+        "dut_counters": {k: v for k, v in dut_delta.items() if v}, "pools_idle": idle, "pools_held": still,
         "hops": {h: {k: v for k, v in c.items() if v} for h, c in (seen.deltas.items() if seen else []) if h != "dut"},
+        "served": [s.__dict__ for s in served], "state_findings": outcome.findings,
+        "live": running.live.__dict__ if running.live else None,
     }  # fmt: skip
     _attach_evidence(hil, key, sent, dut_delta, seen.deltas if seen else {}, idle, still, settle_ms, ping_ms)
+    _attach_service(key, state.title, outcome, served, bound_ms)
     _attach_frames(hil, run)
     theory = tcp_goodput_mbps(hil.link_mbit, 1460) if hil.link_mbit else None
     spec = TrafficSpec("tcp", "dut_rx", RECOVERY_TCP_S)
@@ -496,7 +599,7 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
     allure.dynamic.title(f"robustness/{key}: {_summary(rec)}; {criteria(rec.metrics(), limits)}")
     if point.last:
         _attach_table(hil)
-    own = _own_checks(hil, still, forbidden, run)
+    own = _own_checks(hil, still, forbidden, run, outcome, served, state.title)
     try:
         check(hil, SCENARIO, [rec])
     except AssertionError as exc:
@@ -506,6 +609,37 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
     if own:
         hil.recorder.set_verdict(rec, "failed")
         raise AssertionError(f"robustness/{key}: " + "; ".join(own))
+
+
+def _limit(limits: object, name: str, default: float) -> float:
+    value = getattr(limits, name, None)
+    if value is None:
+        value = (getattr(limits, "model_extra", None) or {}).get(name)
+    return float(value) if value is not None else default
+
+
+def _write_class(run: ClassRun, point: RobustnessPoint, title: str, target: str, pc: PcInterface) -> None:
+    """The class's frames to its PCAP (unless a replay sends that very file) and by variant to the case."""
+    if point.replay is None or Path(point.replay).resolve() != run.pcap.resolve():
+        write_pcap(run.pcap, [f.data for f in run.frames])
+    variants = Counter(f.variant for f in run.frames)
+    attach_text(
+        f"{run.key}: the frames by variant ({len(run.frames)})",
+        f"{title}, to {target} from {pc.iface} ({pc.mac}) at {point.pps:g} frames/s\n"
+        + "\n".join(f"{n:7d}  {v}" for v, n in variants.items()),
+    )
+
+
+def _attach_service(key: str, state: str, outcome: StateOutcome, served: list[Served], bound_ms: float) -> None:
+    lines = [f"state: {state}", *outcome.lines]
+    if outcome.findings:
+        lines += ["", "untrue or unserved in the state:", *(f"  - {f}" for f in outcome.findings)]
+    lines += ["", f"the next real clients after the class (a 1-s TCP test each; bound: {bound_ms:.0f} ms beyond it):"]
+    for s in served:
+        wait = (f"served {s.delay_ms:.0f} ms beyond its normal time ({s.normal_s:.2f} s)" if s.delay_ms is not None
+                else "NOT SERVED")  # fmt: skip
+        lines.append(f"  {s.who}: {wait} ({s.tries} tries{'; last error: ' + s.last_error if s.last_error else ''})")
+    attach_text(f"{key}: time to serve and the DUT's figures", "\n".join(lines))
 
 
 def _raise_if_stopped(hil: HilContext, run: ClassRun, wait_s: float = 0.0) -> None:
@@ -593,9 +727,16 @@ def _at_peer(path: Path, frames: list[Frame]) -> tuple[int, int]:
     return forbidden, reached
 
 
-def _own_checks(hil: HilContext, still: dict[str, int], forbidden: int | None, run: ClassRun) -> list[str]:
-    """The family's own criteria (not a threshold's): pools back at idle, no reserved frame forwarded."""
-    out = []
+def _own_checks(hil: HilContext, still: dict[str, int], forbidden: int | None, run: ClassRun,
+                outcome: StateOutcome | None = None, served: list[Served] | None = None,
+                state: str = "") -> list[str]:  # fmt: skip
+    """The family's own criteria (not a threshold's): pools back at idle, no reserved frame
+    forwarded, the state's figures true and its clients served, the next real clients served."""
+    out = [*(outcome.findings if outcome else [])]
+    for s in served or []:
+        if s.delay_ms is None:
+            out.append(f"{s.who} was not served within {SERVE_GIVE_UP_S:g} s after the class ({s.tries} tries; "
+                       f"last: {s.last_error})" + (f" [state: {state}]" if state else ""))  # fmt: skip
     if still:
         out.append(
             f"the DUT still holds {', '.join(f'{k} +{v}' for k, v in still.items())} beyond its idle level "

@@ -109,10 +109,20 @@
 #define SYS_STATS 0
 #define IPFRAG_STATS 1 /* fragments received, dropped (lenerr, memerr, proterr): `stats` ipfrag */
 
-/* Hooks: each received TCP segment's place in its connection's sequence space (fw_tcp_track.h) */
+/* Hooks: each received TCP segment, first for the SYN-flood guard (fw_tcp_guard.h: a SYN to a
+ * listener makes room by aborting the oldest half-open connection; one from an on-link address
+ * without an ARP entry beyond FW_TCP_UNRESOLVED_HALF_OPEN is dropped: not ERR_OK), then for its
+ * place in its connection's sequence space (fw_tcp_track.h) */
 #define LWIP_HOOK_FILENAME "fw_lwip_hooks.h"
-#define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) fw_tcp_track_inpacket((pcb), (hdr), (p))
+#define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
+    (fw_tcp_guard_inpacket((pcb), (hdr)) != ERR_OK ? ERR_RTE : fw_tcp_track_inpacket((pcb), (hdr), (p)))
 #define FW_TCP_TRACK 1 /* fw_tcp_track.c counts this stack's TCP segments (stats: tcp_retrans ...) */
+#define FW_TCP_GUARD 1 /* fw_tcp_guard.c: half-open connections evicted and reaped, SYNs from unresolved
+                        * addresses bounded (stats: tcp_half_open_..., tcp_syn_unresolved_dropped) */
+#define FW_ARP_GUARD 1 /* fw_arp_guard.c: unsolicited ARP never re-points an entry (stats: etharp_ignored) */
+#define FW_TCP_TIME_WAIT 1 /* stats: tcp_time_wait, the TCP PCBs in TIME_WAIT (lwIP's tcp_tw_pcbs) */
+/* lwIP's own timeouts and the guard's reaping timeout (armed while half-open connections exist) */
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 1)
 
 unsigned int fw_platform_random(void);
 #define LWIP_RAND() fw_platform_random()
