@@ -34,17 +34,12 @@ static struct netif netif;
 
 static void feed(const char *s)
 {
-    fw_app_console_input(s, strlen(s));
+    peer_feed(s);
 }
 
 static void advance_to(uint64_t t)
 {
-    while (test_now_us < t) {
-        uint64_t step = t - test_now_us < 10000u ? t - test_now_us : 10000u;
-        test_now_us += step;
-        sys_check_timeouts();
-        fw_app_poll();
-    }
+    peer_advance_to(t, 10000u);
 }
 
 static void show_output_if_failed(const char *scenario, int failures_before)
@@ -209,11 +204,7 @@ static void test_client_late_acks(void)
 
 int main(void)
 {
-    lwip_init();
-    test_netif_add(&netif, DUT_IP, 0xffffff00u);
-    peer_attach(&netif);
-    test_guards_install();
-    fw_app_init(&netif);
+    peer_bring_up(&netif, DUT_IP);
     static const uint8_t client_mac[6] = {0x02, 0, 0, 0, 0, 0x11};
     peer_arp(&netif, CLIENT_IP, client_mac);
 

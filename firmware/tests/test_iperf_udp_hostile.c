@@ -35,7 +35,7 @@ static struct netif netif;
 
 static void feed(const char *s)
 {
-    fw_app_console_input(s, strlen(s));
+    peer_feed(s);
 }
 
 static void udp_from(uint32_t src, uint16_t sport, const uint8_t *payload, uint16_t len)
@@ -193,11 +193,7 @@ static void test_forged_sequence_number(bool guard_on)
 
 int main(void)
 {
-    lwip_init();
-    test_netif_add(&netif, DUT_IP, 0xffffff00u);
-    peer_attach(&netif);
-    test_guards_install();
-    fw_app_init(&netif);
+    peer_bring_up(&netif, DUT_IP);
     static const uint8_t client_mac[6] = {0x02, 0, 0, 0, 0, 0x11};
     static const uint8_t stranger_mac[6] = {0x02, 0, 0, 0, 0, 0x99};
     peer_arp(&netif, CLIENT_IP, client_mac); /* the DUT's answers leave at once, none wait for ARP */

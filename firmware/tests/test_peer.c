@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-
+#include "fw_app.h"
+#include "lwip/init.h"
 #include "lwip/pbuf.h"
+#include "lwip/timeouts.h"
 #include "test_platform.h"
 
 #define KEPT 256
@@ -274,4 +276,28 @@ void test_guards_install(void)
 void test_guard_plant(enum fw_guard guard, bool off)
 {
     planted[guard] = off;
+}
+
+void peer_bring_up(struct netif *netif, uint32_t ip)
+{
+    lwip_init();
+    test_netif_add(netif, ip, 0xffffff00u);
+    peer_attach(netif);
+    test_guards_install();
+    fw_app_init(netif);
+}
+
+void peer_feed(const char *line)
+{
+    fw_app_console_input(line, strlen(line));
+}
+
+void peer_advance_to(uint64_t t, uint64_t step_us)
+{
+    while (test_now_us < t) {
+        uint64_t step = t - test_now_us < step_us ? t - test_now_us : step_us;
+        test_now_us += step;
+        sys_check_timeouts();
+        fw_app_poll();
+    }
 }

@@ -98,4 +98,14 @@ void test_guards_install(void);
 /** Switches a guard off (true: its defect planted, as the host's `fault` does) or on again. */
 void test_guard_plant(enum fw_guard guard, bool off);
 
+/** lwIP and the DUT's netif at ip/24 with the peer attached, the test's guards installed, the
+ * application started on it. */
+void peer_bring_up(struct netif *netif, uint32_t ip);
+
+/** A console line to the application. */
+void peer_feed(const char *line);
+
+/** Time passes to t (us), in steps of at most step_us: lwIP's timeouts and the application's polls run. */
+void peer_advance_to(uint64_t t, uint64_t step_us);
+
 #endif /* TEST_PEER_H */

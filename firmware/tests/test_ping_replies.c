@@ -27,7 +27,7 @@ static struct netif netif;
 
 static void feed(const char *s)
 {
-    fw_app_console_input(s, strlen(s));
+    peer_feed(s);
 }
 
 enum damage { INTACT, BAD_CHECKSUM, BAD_PAYLOAD, SHORT_PAYLOAD, FORGED_ZERO_CHECKSUM };

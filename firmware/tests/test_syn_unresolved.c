@@ -48,18 +48,12 @@ static const uint8_t gw_mac[6] = {0x02, 0, 0, 0, 0, 0xfe};
 
 static void feed(const char *s)
 {
-    fw_app_console_input(s, strlen(s));
+    peer_feed(s);
 }
 
-/* Time passes: lwIP's timeouts (TCP, ARP, the guard's) and the application's polls run. */
 static void advance_to(uint64_t t)
 {
-    while (test_now_us < t) {
-        uint64_t step = t - test_now_us < 50000u ? t - test_now_us : 50000u;
-        test_now_us += step;
-        sys_check_timeouts();
-        fw_app_poll();
-    }
+    peer_advance_to(t, 50000u);
 }
 
 static uint16_t get16(const uint8_t *b)
@@ -339,11 +333,7 @@ static void test_places_come_back(void)
 
 int main(void)
 {
-    lwip_init();
-    test_netif_add(&netif, DUT_IP, 0xffffff00u);
-    peer_attach(&netif);
-    test_guards_install();
-    fw_app_init(&netif);
+    peer_bring_up(&netif, DUT_IP);
     peer_arp(&netif, PC_IP, pc_mac); /* the PC asked for the DUT: a stable entry */
 
     test_flood_keeps_the_pc_entry(true);

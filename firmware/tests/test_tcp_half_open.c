@@ -44,18 +44,12 @@ static struct netif netif;
 
 static void feed(const char *s)
 {
-    fw_app_console_input(s, strlen(s));
+    peer_feed(s);
 }
 
-/* Time passes: lwIP's timeouts (TCP, ARP, the guard's) and the application's polls run. */
 static void advance_to(uint64_t t)
 {
-    while (test_now_us < t) {
-        uint64_t step = t - test_now_us < 50000u ? t - test_now_us : 50000u;
-        test_now_us += step;
-        sys_check_timeouts();
-        fw_app_poll();
-    }
+    peer_advance_to(t, 50000u);
 }
 
 static unsigned tcp_pcbs_used(void)

@@ -50,6 +50,7 @@ DEFAULT_LINK_MBIT = 10.0  # a bench whose link rate is unknown
 PING_INTERVAL_S = 0.05
 PORT = 5001
 RUNNING_MARGIN_S = 3.0  # a state's running test lasts the class's time and this
+THROUGH_SETTLE_S = 1.5  # a flow through a DUT in the path runs this long before the class (and that much longer)
 STATE_SLACK_S = 2.0  # beyond the state's bound: how long to wait for its test before giving up on it
 # iperf 2's server reads a connection's first 4 bytes as the client header's flags word and does not
 # count them (the project firmware's client sends no header: zeros); seen as exactly 4 bytes fewer
@@ -214,9 +215,13 @@ class RunningState:
             time.sleep(0.2)
             return
         if s.role == "through":
+            self.duration_s += THROUGH_SETTLE_S
             self.flow = FlowSpec("tcp", self.duration_s, port=PORT, rate_mbps=self._rate())
             self.job.run(lambda: run_flow(self.pc, self.far, self.flow, gen))  # type: ignore[arg-type]
-            time.sleep(0.3)
+            self._capture_live()  # the flow is on the wire (its server and client start over SSH)
+            # ... and has been for a while: the bridge has heard both ends on their ports (a table
+            # whose stations settle before they resist a forged move, fw_bridge_fdb.c)
+            time.sleep(max(0.0, self.job.started + THROUGH_SETTLE_S - time.monotonic()))
             return
 
     def _capture_live(self) -> None:

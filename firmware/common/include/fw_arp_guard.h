@@ -58,8 +58,9 @@ uint32_t fw_arp_guard_ignored(void);
 
 /**
  * Answers not sent since boot or the last reset (`stats` etharp_unresolved_answers): a TCP reset,
- * an ICMP error or echo reply to an on-link address the DUT holds no ARP entry for (a spoofed
- * source: resolving it would recycle a stable entry). Off with FW_GUARD_SYN_UNRESOLVED (the host's
+ * an ICMP error or echo reply to an on-link address the DUT holds no ARP entry for, beyond the
+ * FW_ARP_GUARD_UNRESOLVED_ANSWERS addresses being resolved at once (spoofed sources: resolving each
+ * would recycle a stable entry; a real host's first answer resolves it). Off with FW_GUARD_SYN_UNRESOLVED (the host's
  * `evict_arp_for_syn`), as the SYN budget of fw_tcp_guard.c.
  */
 uint32_t fw_arp_guard_unresolved_answers(void);

@@ -113,6 +113,10 @@
  *                           (lwIP re-sends a pending entry's request every second: ARP_TMR_INTERVAL) */
 #define FW_ARP_GUARD_ASKED FW_ARP_TABLE_SIZE
 #define FW_ARP_GUARD_ANSWER_MS 3000u
+/* answers (a reset, an ICMP error or echo reply) that may make the DUT resolve an on-link address
+ * it holds no entry for, at once (fw_arp_guard.c): a real host's first answer resolves it, a flood
+ * of spoofed sources takes no more of the ARP table */
+#define FW_ARP_GUARD_UNRESOLVED_ANSWERS 2
 
 /* ---- IPv4 reassembly (lwIP's ip4_frag.c; fragments are received, never sent: IP_FRAG stays 0) -------
  * Fragments wait in the receive pool's own pbufs, so reassembly takes no memory of its own but a

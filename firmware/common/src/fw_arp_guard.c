@@ -45,6 +45,7 @@ static struct {
     netif_output_fn output;         /* the netif's IPv4 output (etharp_output) the guard is in front of */
     uint32_t ignored;
     uint32_t unresolved_answers; /* answers not sent to on-link addresses without an ARP entry */
+    struct asked resolving[FW_ARP_GUARD_UNRESOLVED_ANSWERS]; /* answers' addresses being resolved */
     struct asked asked[FW_ARP_GUARD_ASKED];
 } g;
 
@@ -215,9 +216,37 @@ static bool unresolved_answer(struct netif *netif, const struct pbuf *p, const i
     return false;
 }
 
+/* Whether an answer to the unresolved dst may make lwIP resolve it: its address already being
+ * resolved, or a free place of FW_ARP_GUARD_UNRESOLVED_ANSWERS (held FW_TCP_UNRESOLVED_ARP_MS, as
+ * lwIP's pending entry lives). A real host whose entry the DUT lost (the DUT restarted, the host
+ * kept the DUT's) is resolved by its first answer; a flood of spoofed sources holds no more than
+ * these places of the ARP table, never its stable entries. */
+static bool may_resolve(const ip4_addr_t *dst)
+{
+    const u32_t now = sys_now();
+    struct asked *free_slot = NULL;
+    for (size_t i = 0; i < FW_ARP_GUARD_UNRESOLVED_ANSWERS; i++) {
+        struct asked *r = &g.resolving[i];
+        bool live = r->used && (u32_t)(now - r->at_ms) < FW_TCP_UNRESOLVED_ARP_MS;
+        if (live && ip4_addr_cmp(&r->ip, dst)) {
+            return true;
+        }
+        if (!live && free_slot == NULL) {
+            free_slot = r;
+        }
+    }
+    if (free_slot == NULL) {
+        return false;
+    }
+    free_slot->used = true;
+    free_slot->ip = *dst;
+    free_slot->at_ms = now;
+    return true;
+}
+
 static err_t guard_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *ipaddr)
 {
-    if (fw_guard_on(FW_GUARD_SYN_UNRESOLVED) && unresolved_answer(netif, p, ipaddr)) {
+    if (fw_guard_on(FW_GUARD_SYN_UNRESOLVED) && unresolved_answer(netif, p, ipaddr) && !may_resolve(ipaddr)) {
         g.unresolved_answers++;
         return ERR_OK; /* not sent (the caller frees p, as after any output) */
     }
