@@ -11,7 +11,9 @@
  * link output (the DUT's own ARP requests), and drops, counted (`stats` etharp_ignored), an ARP
  * packet that would point the DUT's entry for its sender address at another hardware address
  * (or create one for it) unless it is
- *   - a request to the DUT's address (the sender wants to talk to the DUT: lwIP answers it), or
+ *   - a request to the DUT's address from an address it holds no entry for (the sender wants to
+ *     talk to the DUT: lwIP answers it; from a known address with another MAC the request is not
+ *     taken: the DUT asks where that address is, and the answer to its request decides), or
  *   - the answer to the DUT's own request for that address: sent within FW_ARP_GUARD_ANSWER_MS of
  *     it, and either a reply to the DUT's address or, while the DUT has no stable entry for the
  *     address (lwIP's pending entry, which takes any ARP packet naming it), any ARP packet; the
