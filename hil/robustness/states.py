@@ -401,7 +401,12 @@ class RunningState:
                     f"bytes, the PC's server says {receiver.bytes}: a forged report was taken"
                 )
             return
-        if receiver.bytes is not None and sender.bytes is not None and receiver.bytes > sender.bytes:
+        if (
+            s.proto == "udp"
+            and receiver.bytes is not None
+            and sender.bytes is not None
+            and receiver.bytes > sender.bytes
+        ):
             out.findings.append(
                 f"{s.title}: the DUT counted {receiver.bytes} bytes received, the PC sent {sender.bytes}"
             )

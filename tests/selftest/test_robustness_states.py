@@ -10,7 +10,7 @@ from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.l2 import Ether
 
 from hil.console.dialects.registry import dialect_info
-from hil.robustness.classes import CLASSES, Ends, build, systematic_frames
+from hil.robustness.classes import CLASSES, Ends, systematic_frames
 from hil.robustness.live import Live, parse_live
 from hil.robustness.service_classes import PING_ID, unanswered
 from hil.robustness.states import STATES, applies
@@ -87,16 +87,22 @@ def test_the_forged_class_aims_at_the_live_connection_inside_and_outside_its_win
     assert 1000 not in resets  # never the exact edge: that reset is a legitimate one
 
 
-def test_the_forged_echo_replies_are_the_dut_pings_own_id_and_never_a_correct_reply() -> None:
-    frames = build(CLASSES["forged"], ENDS, CLASSES["forged"].counts["quick"], 3)
-    replies = [Ether(f.data) for f in frames if f.variant.startswith("ICMP echo replies")]
-    assert replies and all(p[ICMP].type == 0 and p[ICMP].id == PING_ID for p in replies)
-    for p in replies:
-        fixed = p[ICMP].copy()
-        fixed.chksum = None
-        payload = bytes(p[ICMP].payload)
-        right = int.from_bytes(bytes(fixed)[2:4], "big")
-        assert p[ICMP].chksum != right or payload != bytes(len(payload)) or len(payload) != 56
+def test_the_forged_echo_replies_carry_the_dut_pings_id_and_each_its_fault() -> None:
+    frames = systematic_frames(CLASSES["forged"], ENDS, 3)
+    replies = [(f.variant, Ether(f.data)[ICMP]) for f in frames if f.variant.startswith("ICMP echo replies")]
+    assert replies and all(p.type == 0 and p.id == PING_ID for _, p in replies)
+
+    def checksum_ok(icmp: ICMP) -> bool:
+        redone = ICMP(bytes(icmp))
+        redone.chksum = None
+        return int.from_bytes(bytes(redone)[2:4], "big") == icmp.chksum
+
+    bad = [p for v, p in replies if "wrong checksum" in v]
+    other = [p for v, p in replies if "another payload" in v]
+    short = [p for v, p in replies if "8 bytes" in v]
+    assert bad and not any(checksum_ok(p) for p in bad)  # the DUT must check the checksum to refuse these
+    assert other and all(checksum_ok(p) for p in other)  # ... and the payload to refuse these
+    assert short and all(len(bytes(p.payload)) == 8 for p in short)
 
 
 def test_the_forged_reports_reach_the_live_udp_client_port_from_the_wrong_source() -> None:
