@@ -6,10 +6,11 @@
  * does not know the receiving port: bridgeif leaves that one out when it sends, and uses the bit
  * of the bridge netif itself only for group addresses); a station that moves is re-learned on
  * its new port and counted; an entry unheard for more than FW_BRIDGE_FDB_AGE_S is forgotten; a
- * full table replaces the entry heard longest ago; count, flush and reset_counters; the table is
+ * full table replaces the entry heard longest ago, none heard within FW_BRIDGE_FDB_FULL_KEEP_MS; count, flush and reset_counters; the table is
  * handed out once, for 1..FW_BRIDGE_FDB_SIZE entries. A flood of 1,000 random source addresses
- * (a MAC flooding attack): the table keeps the latest and a frame to an evicted address is
- * flooded. A station learned on the wrong port moves back when it is heard on its own; with the
+ * (a MAC flooding attack) while two stations talk: they keep their entries (a full table replaces
+ * none heard within FW_BRIDGE_FDB_FULL_KEEP_MS) and a frame to an address not held is flooded.
+ * A station learned on the wrong port moves back when it is heard on its own; with the
  * planted defect `fdb_never_moves` (FW_GUARD_FDB_MOVES off, as the host's `fault` plants it) it
  * stays on the first port until it ages out.
  * TEST_GUARDS_OFF=1 in the environment plants the defect for the whole run (the checks of the
@@ -82,8 +83,12 @@ static uint32_t xorshift32(uint32_t *state)
 
 /*
  * A MAC flooding attack: 1,000 random unicast source addresses, one a millisecond (all live: far
- * within FW_BRIDGE_FDB_AGE_S), on random ports. The table holds the last FW_BRIDGE_FDB_SIZE heard;
- * a frame to address 500, which it evicted, is flooded.
+ * within FW_BRIDGE_FDB_AGE_S), on random ports, while two stations talk (the PC on port 0 and the
+ * peer on port 1, each heard every 5 ms). The table fills; after that a new address replaces only an
+ * entry not heard for FW_BRIDGE_FDB_FULL_KEEP_MS, so the talking stations are never evicted (their
+ * frames go to their port alone), the flood's first sources are replaced once they have been quiet
+ * that long, and the addresses not learned are counted; a frame to one the table does not hold is
+ * flooded.
  */
 static void test_overflow(void *fdb)
 {
@@ -93,6 +98,8 @@ static void test_overflow(void *fdb)
     static u8_t ports[FLOOD_SOURCES];
     uint32_t rng = 0x2545f491u;
     const u32_t t0 = now_ms;
+    heard(fdb, 100, 0);
+    heard(fdb, 101, 1);
     for (unsigned i = 0; i < FLOOD_SOURCES; i++) {
         const uint32_t r = xorshift32(&rng);
         /* random, unicast (bit 0 of the first byte clear), distinct (the last two bytes count) */
@@ -102,17 +109,36 @@ static void test_overflow(void *fdb)
         ports[i] = (u8_t)(xorshift32(&rng) % FW_BRIDGE_PORTS);
         now_ms = t0 + 1u + i;
         bridgeif_fdb_update_src(fdb, &addrs[i], ports[i]);
+        if (i % 5u == 0) {
+            heard(fdb, 100, 0); /* the PC and the peer keep talking */
+            heard(fdb, 101, 1);
+        }
+        CHECK(lookup(fdb, 100) == PORT(0) && lookup(fdb, 101) == PORT(1));
     }
     CHECK(fw_bridge_fdb_count() == FW_BRIDGE_FDB_SIZE);
-    CHECK(fw_bridge_fdb_learned() == FLOOD_SOURCES);
-    unsigned held = 0, held_last = 0;
+    /* the first 62 fill the table; none is replaced before it has been quiet FULL_KEEP_MS */
+    CHECK(FLOOD_SOURCES <= FW_BRIDGE_FDB_FULL_KEEP_MS);
+    CHECK(fw_bridge_fdb_learned() == FW_BRIDGE_FDB_SIZE);
+    CHECK(fw_bridge_fdb_not_learned() == FLOOD_SOURCES - (FW_BRIDGE_FDB_SIZE - 2u));
+    unsigned held = 0;
     for (unsigned i = 0; i < FLOOD_SOURCES; i++) {
         const bool known = bridgeif_fdb_get_dst_ports(fdb, &addrs[i]) == PORT(ports[i]);
+        CHECK(known == (i < FW_BRIDGE_FDB_SIZE - 2u));
         held += known;
-        held_last += known && i >= FLOOD_SOURCES - FW_BRIDGE_FDB_SIZE;
     }
-    CHECK(held == FW_BRIDGE_FDB_SIZE && held_last == FW_BRIDGE_FDB_SIZE);
+    CHECK(held == FW_BRIDGE_FDB_SIZE - 2u);
     CHECK(bridgeif_fdb_get_dst_ports(fdb, &addrs[500]) == BR_FLOOD);
+    /* the flood's first source quiet FULL_KEEP_MS: a new address takes its place, the stations stay */
+    now_ms = t0 + 1u + FW_BRIDGE_FDB_FULL_KEEP_MS;
+    heard(fdb, 100, 0);
+    heard(fdb, 101, 1);
+    bridgeif_fdb_update_src(fdb, &addrs[500], ports[500]);
+    CHECK(bridgeif_fdb_get_dst_ports(fdb, &addrs[500]) == PORT(ports[500]));
+    CHECK(bridgeif_fdb_get_dst_ports(fdb, &addrs[0]) == BR_FLOOD);
+    CHECK(lookup(fdb, 100) == PORT(0) && lookup(fdb, 101) == PORT(1));
+    CHECK(fw_bridge_fdb_learned() == FW_BRIDGE_FDB_SIZE + 1u);
+    fw_bridge_fdb_reset_counters();
+    CHECK(fw_bridge_fdb_not_learned() == 0);
 }
 
 /*
@@ -261,8 +287,12 @@ int main(void)
         heard(fdb, 100 + i, (u8_t)(i % FW_BRIDGE_PORTS));
     }
     CHECK(fw_bridge_fdb_count() == FW_BRIDGE_FDB_SIZE && fw_bridge_fdb_learned() == FW_BRIDGE_FDB_SIZE);
-    /* 100 heard again: 101 is now the one heard longest ago and makes room for a new address */
+    /* every entry heard within FULL_KEEP_MS: a new address is not learned, none is evicted */
     now_ms++;
+    heard(fdb, 499, 1);
+    CHECK(lookup(fdb, 499) == BR_FLOOD && lookup(fdb, 100) == PORT(0) && fw_bridge_fdb_not_learned() == 1);
+    /* all quiet that long, 100 heard again: 101 is now the one heard longest ago and makes room */
+    now_ms += FW_BRIDGE_FDB_FULL_KEEP_MS;
     heard(fdb, 100, 0);
     now_ms++;
     heard(fdb, 500, 1);

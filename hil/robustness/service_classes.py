@@ -251,8 +251,14 @@ def _l2(e: Ends, src: str, r: random.Random) -> Packet:
     return Ether(src=src, dst="ff:ff:ff:ff:ff:ff", type=LOCAL_EXPERIMENTAL) / Raw(r.randbytes(46))
 
 
+OVERFLOW_SOURCES = 2500  # 1.25 s at the default 2,000 frames/s: longer than a bridge keeps a quiet station
+
+
 def _overflow(e: Ends, r: random.Random) -> list[Packet]:
-    return [_l2(e, _random_unicast(r), r) for _ in range(1000)]
+    """A MAC flood long enough to outlast a full table's protection of the stations it has just
+    heard (the firmware bridge's FW_BRIDGE_FDB_FULL_KEEP_MS, 1 s): an idle peer is evicted, so the
+    poisoning that follows finds no entry and is learned; a talking peer keeps its entry."""
+    return [_l2(e, _random_unicast(r), r) for _ in range(OVERFLOW_SOURCES)]
 
 
 def _poison_peer(e: Ends, r: random.Random) -> list[Packet]:
@@ -267,7 +273,7 @@ def _poison_bridge(e: Ends, r: random.Random) -> list[Packet]:
 
 def _fdb() -> TrafficClass:
     systematic: tuple[tuple[str, Variant], ...] = (
-        ("frames from 1,000 random unicast source addresses (the address table overflows)", _overflow),
+        ("frames from 2,500 random unicast source addresses (the address table overflows)", _overflow),
         ("frames on the PC's side from the peer's address (the table poisoned)", _poison_peer),
         ("frames on the PC's side from the bridge's own address", _poison_bridge),
     )
@@ -276,7 +282,7 @@ def _fdb() -> TrafficClass:
         ("frames on the PC's side from the peer's address (the table poisoned)", lambda e, r: _l2(e, e.dst_mac, r)),
     )
     return TrafficClass("fdb", "a bridge's address table: overflow and poisoning", systematic, fill,
-                        {"quick": 1200, "full": 10000})  # fmt: skip
+                        {"quick": 2700, "full": 10000})  # fmt: skip
 
 
 SERVICE_CLASSES: dict[str, TrafficClass] = {c.name: c for c in (_exhaust(), _forged(), _fdb())}

@@ -8,7 +8,8 @@
  * A source address is learned on the port a frame came in on (or moved there); a destination
  * found on a port goes to that port only, an unknown one is flooded. An entry not refreshed for
  * FW_BRIDGE_FDB_AGE_S seconds is forgotten (checked when it is looked up or counted); a full table
- * replaces the entry heard longest ago. One bridge per program.
+ * replaces the entry heard longest ago, unless that one was heard within FW_BRIDGE_FDB_FULL_KEEP_MS
+ * (the new address is then not learned). One bridge per program.
  *
  * The planted defect `fdb_never_moves` (the host's `fault`: FW_GUARD_FDB_MOVES off, fw_fault_hooks.h)
  * makes it a table whose stations never move: a learned address stays on the port it was first
@@ -35,7 +36,15 @@ uint32_t fw_bridge_fdb_learned(void);
  */
 uint32_t fw_bridge_fdb_moves_held(void);
 
-/** Zeroes fw_bridge_fdb_learned and fw_bridge_fdb_moves_held (`stats reset`). */
+/**
+ * New source addresses not learned because the table was full and every entry had been heard
+ * within FW_BRIDGE_FDB_FULL_KEEP_MS: a flood of random sources (a MAC flooding attack) never evicts
+ * a station that is talking, so its traffic keeps going to its port alone (frames to the addresses
+ * not learned are flooded). An entry heard longer ago is replaced as before.
+ */
+uint32_t fw_bridge_fdb_not_learned(void);
+
+/** Zeroes fw_bridge_fdb_learned, fw_bridge_fdb_moves_held and fw_bridge_fdb_not_learned (`stats reset`). */
 void fw_bridge_fdb_reset_counters(void);
 
 /** Forgets every learned address. */

@@ -185,6 +185,8 @@
 #define FW_BRIDGE_FDB_AGE_S 300     /* a learned address unheard this long is forgotten (802.1D default) */
 #define FW_BRIDGE_FDB_MOVE_HOLD_MS 1000 /* an address settled on its port this long and heard there this recently
                                           * does not move to another */
+#define FW_BRIDGE_FDB_FULL_KEEP_MS 1000 /* a full table replaces no entry heard this recently: a new address
+                                          * is then not learned (frames to it are flooded) */
 
 /* ---- iperf ---------------------------------------------------------------------------------- */
 #define FW_IPERF_DEFAULT_PORT 5001

@@ -23,6 +23,7 @@ static struct {
     u16_t size;  /* entries the bridge asked for, at most FW_BRIDGE_FDB_SIZE */
     uint32_t learned;
     uint32_t moves_held; /* frames from another port while the address was heard on its own */
+    uint32_t not_learned; /* new addresses while every entry was heard within FW_BRIDGE_FDB_FULL_KEEP_MS */
     struct fdb_entry entries[FW_BRIDGE_FDB_SIZE];
 } fdb;
 
@@ -80,6 +81,10 @@ void bridgeif_fdb_update_src(void *fdb_ptr, struct eth_addr *src_addr, u8_t port
     if (slot == NULL) {
         return; /* no table (size 0) */
     }
+    if (slot_live && (u32_t)(now - slot->heard_ms) < FW_BRIDGE_FDB_FULL_KEEP_MS) {
+        fdb.not_learned++; /* full of stations heard just now: a flood of new sources evicts none (frames to it flood) */
+        return;
+    }
     slot->used = true;
     slot->port = port_idx;
     slot->heard_ms = now;
@@ -126,10 +131,16 @@ uint32_t fw_bridge_fdb_moves_held(void)
     return fdb.moves_held;
 }
 
+uint32_t fw_bridge_fdb_not_learned(void)
+{
+    return fdb.not_learned;
+}
+
 void fw_bridge_fdb_reset_counters(void)
 {
     fdb.learned = 0;
     fdb.moves_held = 0;
+    fdb.not_learned = 0;
 }
 
 void fw_bridge_fdb_flush(void)

@@ -31,11 +31,11 @@ static void report_identity(void)
 
 static void report_stats_text(void)
 {
-    fw_printf("bridge ports=%u fdb=%u fdb_size=%u fdb_learned=%lu fdb_moves_held=%lu fdb_age_s=%u reserved_drop=%lu"
-              " runt_drop=%lu\r\n",
+    fw_printf("bridge ports=%u fdb=%u fdb_size=%u fdb_learned=%lu fdb_moves_held=%lu fdb_not_learned=%lu"
+              " fdb_age_s=%u reserved_drop=%lu runt_drop=%lu\r\n",
               (unsigned)br.count, fw_bridge_fdb_count(), (unsigned)FW_BRIDGE_FDB_SIZE,
               (unsigned long)fw_bridge_fdb_learned(), (unsigned long)fw_bridge_fdb_moves_held(),
-              (unsigned)FW_BRIDGE_FDB_AGE_S, (unsigned long)br.reserved_drop, (unsigned long)br.runt_drop);
+              (unsigned long)fw_bridge_fdb_not_learned(), (unsigned)FW_BRIDGE_FDB_AGE_S, (unsigned long)br.reserved_drop, (unsigned long)br.runt_drop);
     for (size_t i = 0; i < br.count; i++) {
         const struct tapif *t = &br.taps[i];
         fw_printf("port%u  %-8s rx=%lu tx=%lu drop=%lu rx_drop=%lu tx_drop=%lu\r\n", (unsigned)i, t->ifname,
@@ -47,10 +47,10 @@ static void report_stats_text(void)
 static void report_stats_fields(void)
 {
     fw_printf(" bridge_ports=%u bridge_fdb=%u bridge_fdb_size=%u bridge_fdb_learned=%lu bridge_fdb_moves_held=%lu"
-              " bridge_reserved_drop=%lu bridge_runt_drop=%lu",
+              " bridge_fdb_not_learned=%lu bridge_reserved_drop=%lu bridge_runt_drop=%lu",
               (unsigned)br.count, fw_bridge_fdb_count(), (unsigned)FW_BRIDGE_FDB_SIZE,
               (unsigned long)fw_bridge_fdb_learned(), (unsigned long)fw_bridge_fdb_moves_held(),
-              (unsigned long)br.reserved_drop, (unsigned long)br.runt_drop);
+              (unsigned long)fw_bridge_fdb_not_learned(), (unsigned long)br.reserved_drop, (unsigned long)br.runt_drop);
     for (size_t i = 0; i < br.count; i++) {
         const struct tapif *t = &br.taps[i];
         fw_printf(" port%u_rx=%lu port%u_tx=%lu port%u_drop=%lu", (unsigned)i, (unsigned long)t->rx, (unsigned)i,
