@@ -16,6 +16,7 @@ pytest_plugins = [
     "fixtures.dut_session",
     "fixtures.report",
     "fixtures.exit_status",
+    "fixtures.step_times",
 ]
 
 UNWIND_LIMIT_S = 30.0

@@ -7,6 +7,11 @@ durations, capacity trials, pings, streams) and the overhead (wall - traffic) / 
 session's one-off set-up (namespaces, the first DUT boot) is in the first case's time and so in
 its family's overhead. Exits 1 when the whole matrix's overhead exceeds --max-overhead-pct.
 
+Where the time goes: each case's steps (timings.jsonl, hil.step_clock: bring-up, console round
+trips, captures, counters, probes, summaries, attachments, each exclusive of the steps inside it)
+summed per family, the top costs printed; the steps that are the DUT's own (a robustness class's
+recovery: `(the DUT's ...)` in the name) are shown apart and left out of the overhead beside it.
+
 Run as root from the project root:
   python -m benchmarks.suite_overhead                 # the quick matrix, 3 repetitions (./suite main's)
   python -m benchmarks.suite_overhead --from DIR      # a run's DIR/results.jsonl and DIR/junit.xml
@@ -76,6 +81,50 @@ def overhead_by_family(results: Path, junit: Path) -> dict[str, FamilyTime]:
     return dict(out)
 
 
+DUT_OWN = "the DUT's"  # a step whose time is the DUT's own (its recovery), not the suite's
+
+
+def step_costs(timings: Path, results: Path) -> dict[str, dict[str, float]]:
+    """Seconds per step per family over the cases of the last run in `timings` that recorded a number."""
+    family: dict[str, str] = {}
+    for line in results.read_text().splitlines():
+        rec = json.loads(line)
+        if "median" in rec and rec.get("test"):
+            family.setdefault(rec["test"], family_of(rec["scenario"]))
+    rows = [json.loads(line) for line in timings.read_text().splitlines() if line.strip()]
+    last = rows[-1]["run"] if rows else None
+    out: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for row in rows:
+        if row["run"] != last or row["test"] not in family:
+            continue
+        for step, seconds in row["steps"].items():
+            out[family[row["test"]]][step] += seconds
+    return {fam: dict(steps) for fam, steps in out.items()}
+
+
+def costs_report(costs: dict[str, dict[str, float]], times: dict[str, FamilyTime], top: int = 5) -> list[str]:
+    """Per family its top costs beside the traffic, then the matrix's; the DUT's own apart."""
+    lines = []
+    whole: dict[str, float] = defaultdict(float)
+    for fam in sorted(costs):
+        steps = costs[fam]
+        for k, v in steps.items():
+            whole[k] += v
+        own = sum(v for k, v in steps.items() if DUT_OWN in k)
+        t = times.get(fam)
+        suite_pct = 100.0 * (t.wall_s - t.traffic_s - own) / t.traffic_s if t is not None and t.traffic_s > 0 else None
+        head = f"{fam}: the suite's overhead {_pct(suite_pct).strip()}" + (
+            f" (the DUT's own {own:.1f} s apart)" if own else ""
+        )
+        ranked = sorted(((v, k) for k, v in steps.items() if k != "traffic"), reverse=True)[:top]
+        lines.append(head)
+        lines += [f"    {v:7.1f} s  {k}" for v, k in ranked]
+    lines.append("the whole matrix:")
+    ranked = sorted(((v, k) for k, v in whole.items() if k != "traffic"), reverse=True)[: 2 * top]
+    lines += [f"    {v:7.1f} s  {k}" for v, k in ranked]
+    return lines
+
+
 def report(times: dict[str, FamilyTime]) -> tuple[list[str], float | None]:
     lines = [f"{'family':14s} {'cases':>5s} {'wall s':>8s} {'traffic s':>9s} {'overhead':>9s}"]
     total = FamilyTime()
@@ -119,9 +168,14 @@ def main() -> int:
         if not f.is_file():
             print(f"suite_overhead: {f} not found (a run with --junitxml and --results-dir there)", file=sys.stderr)
             return 2
-    lines, total = report(overhead_by_family(results, junit))
+    times = overhead_by_family(results, junit)
+    lines, total = report(times)
     print("\n== suite overhead on the quick matrix: (wall - traffic) / traffic, per family")
     print("\n".join(lines))
+    timings = workdir / "timings.jsonl"
+    if timings.is_file():
+        print("\n== where the time goes beside the traffic (seconds, summed over each family's cases)")
+        print("\n".join(costs_report(step_costs(timings, results), times)))
     if total is None:
         print("no traffic recorded", file=sys.stderr)
         return 1

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 import allure
 
 from hil.errors import BenchError, DutError
+from hil.step_clock import timed
 from hil.tools.ping import answers_ping, check_forwarding
 from hil.tools.watched_run import Stopped
-from hil.wire.watch import capture_text
+from hil.wire.watch import CaseWire, capture_text
 
 if TYPE_CHECKING:
     from hil.config.sections import DutBase
@@ -38,7 +39,8 @@ def attach_dut_stats(ctx: HilContext, name: str) -> None:
     if ctx.dut.driver is None:
         return
     try:
-        text = ctx.dut.driver.snapshot()
+        with timed("evidence: the DUT's stats attached"):
+            text = ctx.dut.driver.snapshot()
     except Exception as exc:  # evidence collection must not hide the test's own failure
         text = f"could not read: {exc}"
     if text is not None:
@@ -69,8 +71,10 @@ def pools_leaked(ctx: HilContext, before: dict[str, int] | None) -> str | None:
         return None
     grown: dict[str, int] = {}
     for wait_s in (0.0, *LEAK_SETTLE_S):
-        time.sleep(wait_s)
-        after = pools_in_use(ctx.dut.counters()) if ctx.dut.adapter.alive() else None
+        with timed("evidence: the DUT's pools back (wait)"):
+            time.sleep(wait_s)
+        with timed("evidence: the DUT's pools read"):
+            after = pools_in_use(ctx.dut.counters()) if ctx.dut.adapter.alive() else None
         if after is None:
             return None
         grown = {name: after[name] - before[name] for name in after if name in before and after[name] > before[name]}
@@ -94,18 +98,25 @@ def attach_wire(ctx: HilContext) -> None:
     near_name = "PC"
     far_name = "peer" if ctx.far_end.behind_dut else "DUT"
     for wire in finished:
-        attach_text(f"wire: {wire.side} side capture summary",
-                    capture_text(wire, ctx.wire.near, ctx.wire.far, near_name, far_name))  # fmt: skip
-        # gzip (level 1: 7x smaller in 20 ms for 6 MB of headers): Wireshark opens it as it is,
-        # tcpdump through `zcat FILE | tcpdump -r -`
-        packed = gzip.compress(wire.result.path.read_bytes(), compresslevel=1) if wire.result.path.exists() else b""
-        name = f"wire: {wire.side} side capture ({wire.result.packets} packets, headers only, pcap.gz)"
-        if packed and ctx.wire.settings.may_attach(len(packed)):
-            allure.attach(packed, name=name, attachment_type="application/gzip", extension="pcap.gz")
-        elif packed:
-            budget = ctx.wire.settings.budget_bytes // 1_000_000
-            attach_text(name, f"not attached: the run's PCAP budget ({budget} MB, --capture-budget-mb) is spent")
+        with timed("evidence: capture attached"):
+            attach_one_capture(ctx, wire, near_name, far_name)
     ctx.wire.remove(finished)
+
+
+def attach_one_capture(ctx: HilContext, wire: CaseWire, near_name: str, far_name: str) -> None:
+    """One side's capture: its summary and, within the run's budget, the PCAP (gzip)."""
+    assert ctx.wire is not None
+    attach_text(f"wire: {wire.side} side capture summary",
+                capture_text(wire, ctx.wire.near, ctx.wire.far, near_name, far_name))  # fmt: skip
+    # gzip (level 1: 7x smaller in 20 ms for 6 MB of headers): Wireshark opens it as it is,
+    # tcpdump through `zcat FILE | tcpdump -r -`
+    packed = gzip.compress(wire.result.path.read_bytes(), compresslevel=1) if wire.result.path.exists() else b""
+    name = f"wire: {wire.side} side capture ({wire.result.packets} packets, headers only, pcap.gz)"
+    if packed and ctx.wire.settings.may_attach(len(packed)):
+        allure.attach(packed, name=name, attachment_type="application/gzip", extension="pcap.gz")
+    elif packed:
+        budget = ctx.wire.settings.budget_bytes // 1_000_000
+        attach_text(name, f"not attached: the run's PCAP budget ({budget} MB, --capture-budget-mb) is spent")
 
 
 def attach_after(ctx: HilContext) -> None:
@@ -126,7 +137,8 @@ def attach_after(ctx: HilContext) -> None:
         attach_text("DUT process log (DUT down)", adapter.process_log()[-LOG_TAIL:])
     logfile = getattr(ctx.dut.embedded, "logfile", None)
     if logfile and os.path.exists(logfile):
-        attach_text("DUT console log", redacted(Path(logfile).read_text(errors="replace"), ctx.dut.config))
+        with timed("evidence: console log attached"):
+            attach_text("DUT console log", redacted(Path(logfile).read_text(errors="replace"), ctx.dut.config))
 
 
 def dut_stopped_forwarding(ctx: HilContext) -> str | None:

@@ -40,6 +40,7 @@ from hil.results.baseline import Baseline
 from hil.results.recorder import Recorder
 from hil.scenarios.profiles import Profile
 from hil.stats import summarize
+from hil.step_clock import timed
 from hil.tools.ping import answers_ping, check_forwarding, ping_argv, run_ping
 from hil.tools.watched_run import StopWhen
 from hil.traffic.far_end import ConsoleFarEnd, FarEnd, HostFarEnd
@@ -128,7 +129,8 @@ class DutSession:
         """A case's start: the DUT brought up (`start_test`: what it says it is, for the case's
         page), and the PC's side and the far end the case talks to."""
         pc_ns = link.exec_prefix(link.pc_ns)  # type: ignore[arg-type]
-        identity = self.start_test(recorder, answers_at=lambda ip: answers_ping(pc_ns, ip))
+        with timed("case start: the DUT's identity"):
+            identity = self.start_test(recorder, answers_at=lambda ip: answers_ping(pc_ns, ip))
         (workdir / "pc").mkdir()
         stop_when = self.stopped() if peer is not None else None  # a client stalled behind a dead DUT stops
         pc = PcSide(pc_ns, self.config.network.pc_ip, workdir / "pc", congestion, stop_when)

@@ -38,6 +38,7 @@ from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.rfc6349 import TcpFigures
 from hil.scenarios.tcp_watch import DEFAULT_SEGMENT, TcpWatch, segment_of
 from hil.stats import summarize
+from hil.step_clock import timed
 from hil.theory import tcp_goodput_mbps
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
 from hil.wire.ledger import loss_ledger
@@ -79,7 +80,8 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     runs: list[TrafficResult] = []
     tcp = TcpWatch(hil, [point.spec.direction]) if point.spec.proto == "tcp" else None
     if tcp is not None:  # the idle path's round trips, before the window: no probe in its counters
-        tcp.start()
+        with timed("RFC 6349: the idle path's round trips"):
+            tcp.start()
     # a TCP flow through a DUT in the path: the peer's capture too, upstream of any loss on the uplink
     sides = ("pc", "peer") if tcp is not None and hil.in_path else ("pc",)
     window = hil.wire.window(sides) if hil.wire is not None else None
@@ -124,10 +126,13 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
     if tcp is not None:
         ideal = point.ideal_mbps or rec.theory or tcp_goodput_mbps(hil.link_mbit, DEFAULT_SEGMENT)
         segment = segment_of(runs, seen, hil, point.spec.direction)
-        add_tcp_figures(rec, tcp.figures(point.spec.direction, rec.median, ideal, runs, segment, rec.measured, seen))
+        with timed("RFC 6349: the figures"):
+            figures = tcp.figures(point.spec.direction, rec.median, ideal, runs, segment, rec.measured, seen)
+        add_tcp_figures(rec, figures)
         for name, text in tcp.texts.items():
             attach_text(f"{point.case}: {name}", text)
-    hil.recorder.record(rec, start, time.time())
+    with timed("record"):
+        hil.recorder.record(rec, start, time.time())
     compare_with_baseline(hil, scenario, rec)
     return rec
 

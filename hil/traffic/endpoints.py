@@ -23,6 +23,7 @@ from hil.config.sections import DEFAULT_TCP_CONGESTION
 from hil.console.driver import ConsoleDriver
 from hil.errors import BenchError, DutError
 from hil.numbers import BYTES, COUNT, IPERF3_TOOL, US, Unit, checked, require
+from hil.step_clock import timed
 from hil.tools.iperf2 import Iperf2ClientArgs, Iperf2Server
 from hil.tools.iperf2 import run_client as run_iperf2_client
 from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, json_document, parse_json
@@ -414,15 +415,17 @@ def run_flow(sender: Endpoint, receiver: Endpoint, flow: FlowSpec, generator: Ge
     gen = common_generator(sender, receiver, generator)
     if not receiver.answers_udp_fin:  # Espressif's console iperf: no report to wait for
         flow = dataclasses.replace(flow, udp_fin=False)
-    with receiver.receive(flow, gen) as rx:
+    with timed("traffic: the receiver's start and end"), receiver.receive(flow, gen) as rx:
         if while_running is not None:
             while_running()
         try:
-            sent = sender.send(flow, receiver.ip, gen)
+            with timed("traffic"):
+                sent = sender.send(flow, receiver.ip, gen)
         except BenchError:
             receiver.abort()
             raise
-        received = rx.report(timeout_s=flow.timeout_s)
+        with timed("traffic: the receiver's report"):
+            received = rx.report(timeout_s=flow.timeout_s)
     if sent.receiver is not None and gen == "iperf3":  # the client's JSON holds the receiver's view too
         received.details = {**sent.receiver.details, **received.details}
     if received.sender_is_reference:

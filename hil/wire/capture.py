@@ -19,6 +19,7 @@ from pathlib import Path
 
 from hil.plumbing.netns import pid_alive
 from hil.plumbing.proc import die_with_parent, interrupt
+from hil.step_clock import timed
 
 CAPTURE_ROOT = Path("/tmp/hil-captures")
 # Ethernet, IPv4 without options and TCP with every option (14 + 20 + 60 = 94 bytes), or a UDP
@@ -130,6 +131,10 @@ class Capture:
 
     def start(self) -> None:
         """Starts tcpdump and returns once it listens; CaptureUnavailable when it cannot."""
+        with timed("capture: start"):
+            self._start()
+
+    def _start(self) -> None:
         if shutil.which("tcpdump") is None:
             raise CaptureUnavailable("no tcpdump on the bench PC (Debian: apt-get install tcpdump)", for_the_run=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -169,6 +174,10 @@ class Capture:
 
     def stop(self) -> CaptureResult:
         """Stops tcpdump (SIGINT: it finishes its file) and says what it wrote."""
+        with timed("capture: stop"):
+            return self._stop()
+
+    def _stop(self) -> CaptureResult:
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
             settle([self], quiet_s=0.02, limit_s=0.2)  # the case's traffic ended before its evidence

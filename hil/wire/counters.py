@@ -11,6 +11,8 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hil.step_clock import timed
+
 Counters = dict[str, dict[str, int]]  # hop -> counter -> value
 
 # the kernel counters kept besides every one whose name says it counts a fault
@@ -109,23 +111,25 @@ class Hops:
         high-water marks restart after its reading (the reading before a measurement)."""
         out: Counters = {}
         namespaces = {iface.prefix for iface in self.interfaces}
-        links = {prefix: link_counters(prefix) for prefix in namespaces}
-        qdiscs = {prefix: root_qdisc_counters(prefix) for prefix in namespaces}
-        for iface in self.interfaces:
-            if found := links[iface.prefix].get(iface.name):
-                out[iface.hop] = found
-            if found := qdiscs[iface.prefix].get(iface.name):
-                out[f"{iface.hop}_qdisc"] = found
-            if iface.pause and (found := pause_counters(iface.prefix, iface.name)):
-                out[f"{iface.hop}_pause"] = found
-        for hop, prefix in self.kernels:
-            if found := kernel_counters(prefix):
-                out[f"{hop}_kernel"] = found
-        if self.link_loss is not None and (dropped := self.link_loss()) is not None:
-            out["link_loss"] = {"dropped": dropped}
+        with timed("counters: ip, tc, nstat"):
+            links = {prefix: link_counters(prefix) for prefix in namespaces}
+            qdiscs = {prefix: root_qdisc_counters(prefix) for prefix in namespaces}
+            for iface in self.interfaces:
+                if found := links[iface.prefix].get(iface.name):
+                    out[iface.hop] = found
+                if found := qdiscs[iface.prefix].get(iface.name):
+                    out[f"{iface.hop}_qdisc"] = found
+                if iface.pause and (found := pause_counters(iface.prefix, iface.name)):
+                    out[f"{iface.hop}_pause"] = found
+            for hop, prefix in self.kernels:
+                if found := kernel_counters(prefix):
+                    out[f"{hop}_kernel"] = found
+            if self.link_loss is not None and (dropped := self.link_loss()) is not None:
+                out["link_loss"] = {"dropped": dropped}
         if self.dut is not None:
             try:
-                found_dut = self.dut(mark)
+                with timed("counters: the DUT's stats"):
+                    found_dut = self.dut(mark)
             except Exception:  # a console that cannot say: no DUT counters for this window
                 found_dut = None
             if found_dut:

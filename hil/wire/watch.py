@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from hil.step_clock import timed
 from hil.wire.bench_points import CapturePoint
 from hil.wire.capture import (
     DEFAULT_MAX_PACKETS,
@@ -97,15 +98,19 @@ class Window:
         truncated = False
         missed: dict[str, int] = {}
         runs = {side: run for side, run in self.watch.running.items() if side in self.start_index}
-        settle([run.capture for run in runs.values()])
+        with timed("capture: settle"):
+            settle([run.capture for run in runs.values()])
         for side, run in runs.items():
             try:
-                end = count_records(run.capture.path)
-                summaries[side] = summarize_pcap(run.capture.path, self.start_index[side], end)
+                with timed("capture: the window's summary"):
+                    end = count_records(run.capture.path)
+                    summaries[side] = summarize_pcap(run.capture.path, self.start_index[side], end)
             except (OSError, ValueError):
                 continue
             truncated |= end >= self.watch.settings.max_packets
-            if dropped := run.capture.dropped_so_far():
+            with timed("capture: tcpdump's drops"):
+                dropped = run.capture.dropped_so_far()
+            if dropped:
                 missed[side] = dropped
         first, last = (c.get("link_loss", {}).get("dropped") for c in (self.before, after))
         injected = last - first if first is not None and last is not None else None
@@ -186,7 +191,8 @@ class WireWatch:
             if side not in sides:
                 continue
             try:
-                start[side] = count_records(r.capture.path)
+                with timed("capture: the window's start"):
+                    start[side] = count_records(r.capture.path)
             except (OSError, ValueError):
                 continue
         return Window(self, before, start)
@@ -199,7 +205,8 @@ class WireWatch:
             result = run.capture.stop()
             t0 = time.monotonic()
             try:
-                summary: WireSummary | None = summarize_pcap(result.path)
+                with timed("capture: the case's summary"):
+                    summary: WireSummary | None = summarize_pcap(result.path)
                 summary.truncated_at_cap = result.truncated
             except (OSError, ValueError):
                 summary = None

@@ -65,6 +65,7 @@ from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.families.sweeps import Axis, axis_points
 from hil.scenarios.metrics import IPERF3, THROUGHPUT, ScenarioShape
 from hil.scenarios.sweep import Point, attach_text, check, measure
+from hil.step_clock import timed
 from hil.theory import tcp_goodput_mbps
 from hil.tools.ping import ping_argv
 from hil.traffic.roles import TrafficSpec
@@ -504,9 +505,11 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
     allure.dynamic.story(f"robustness: {point.name}")
     allure.dynamic.parameter("state", state.title)
     if point.build is not None:  # a fresh DUT for every class: a crash's replay starts from the same state
-        hil.flash_config(point.build)
+        with timed("flash"):
+            hil.flash_config(point.build)
     allure.dynamic.parameter("build", hil.dut.adapter.current_config or "the bench file's")
-    normal_s = normal(hil, SERVE_GIVE_UP_S)  # the real clients' normal times on this bench (once per run)
+    with timed("robustness: the clients' normal time"):
+        normal_s = normal(hil, SERVE_GIVE_UP_S)  # the real clients' normal times on this bench (once per run)
     pc, target = pc_side(hil), hil.far_end.ip
     frames, title = _frames_of(point, hil, pc, target)
     run = ClassRun(key, point, hil.recorder.results_dir / "robustness" / f"{key}.pcap", frames)
@@ -519,7 +522,8 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
                            idle_connections=IDLE_CONNECTIONS if exhaust else 0)  # fmt: skip
     try:
         try:
-            running.start()
+            with timed("robustness: the state started"):
+                running.start()
         except (DutError, BenchError) as exc:
             raise DutError(f"robustness/{key}: the DUT could not be put in its state ({state.title}) before any "
                            f"hostile frame: {exc}") from exc  # fmt: skip
@@ -531,21 +535,26 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
                if hil.far_end.behind_dut else contextlib.nullcontext())  # fmt: skip
         with pin, peer_capture(hil, key, frames) as at_peer:
             running.during()
-            run.sent = send_frames(hil, pc, run.pcap, point, len(frames))
+            with timed("traffic"):
+                run.sent = send_frames(hil, pc, run.pcap, point, len(frames))
             last_frame_at = time.monotonic()
-        outcome = running.finish(last_frame_at)
-        running.close()
+        with timed("robustness: the state's end (the DUT's)"):
+            outcome = running.finish(last_frame_at)
+            running.close()
         peer_seen = at_peer[0] if at_peer else None
         _raise_if_stopped(hil, run)
-        ping_ms = ping_back(hil, pc, target)
+        with timed("robustness: ping back (the DUT's recovery)"):
+            ping_ms = ping_back(hil, pc, target)
         if ping_ms is None:
             _raise_if_stopped(hil, run, wait_s=2.0)
             raise DutError(f"the DUT answered no ping within {PING_BACK_S:g} s after {run.sent['sent']} frames")
-        settle_ms, still = settle(hil, idle)
+        with timed("robustness: pools back (the DUT's recovery)"):
+            settle_ms, still = settle(hil, idle)
         _raise_if_stopped(hil, run)
         seen = window.close() if window is not None else None
         after = hil.dut.counters() if window is None else None
-        served = serve(hil, SERVE_GIVE_UP_S, normal_s)
+        with timed("robustness: the next clients served"):
+            served = serve(hil, SERVE_GIVE_UP_S, normal_s)
         _raise_if_stopped(hil, run)
     except (DutError, BenchError) as exc:  # a DUT that stopped answering: the class's frames and the command
         if isinstance(exc, BenchError) and hil.dut.adapter.alive():
