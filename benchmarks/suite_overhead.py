@@ -10,7 +10,7 @@ its family's overhead. Exits 1 when the whole matrix's overhead exceeds --max-ov
 Where the time goes: each case's steps (timings.jsonl, hil.step_clock: bring-up, console round
 trips, captures, counters, probes, summaries, attachments, each exclusive of the steps inside it)
 summed per family, the top costs printed; the steps that are the DUT's own (a robustness class's
-recovery: `(the DUT's ...)` in the name) are shown apart and left out of the overhead beside it.
+recovery: `(the DUT's own ...)` in the name) are shown apart and left out of the overhead beside it.
 
 Run as root from the project root:
   python -m benchmarks.suite_overhead                 # the quick matrix, 3 repetitions (./suite main's)
@@ -81,7 +81,7 @@ def overhead_by_family(results: Path, junit: Path) -> dict[str, FamilyTime]:
     return dict(out)
 
 
-DUT_OWN = "the DUT's"  # a step whose time is the DUT's own (its recovery), not the suite's
+DUT_OWN = "(the DUT's own"  # a step whose time is the DUT's own (its recovery), not the suite's
 
 
 def step_costs(timings: Path, results: Path) -> dict[str, dict[str, float]]:

@@ -281,6 +281,7 @@ int main(void)
         {"hold_half_open", FW_GUARD_TCP_HALF_OPEN},      {"keep_silent_clients", FW_GUARD_TCP_SILENT_CLIENT},
         {"wait_closed_window", FW_GUARD_TCP_PEER_STALL}, {"trust_arp_changes", FW_GUARD_ARP_CHANGES},
         {"fdb_never_moves", FW_GUARD_FDB_MOVES},          {"evict_arp_for_syn", FW_GUARD_SYN_UNRESOLVED},
+        {"take_data_acking_unsent", FW_GUARD_TCP_ACK_UNSENT},
     };
     CHECK(sizeof guard_defects / sizeof guard_defects[0] == FW_GUARD_COUNT);
     for (size_t i = 0; i < sizeof guard_defects / sizeof guard_defects[0]; i++) {
@@ -293,7 +294,7 @@ int main(void)
             CHECK(strstr(test_output, "ERR fault fdb_never_moves is the bridge build's (host-bridge)") != NULL);
             CHECK(fw_guard_on(FW_GUARD_FDB_MOVES));
             feed("fault fdb_never_moves 0\r\n");
-            CHECK(strstr(test_output, " fdb_never_moves=0 evict_arp_for_syn=0 planted=0 ") != NULL);
+            CHECK(strstr(test_output, " fdb_never_moves=0 evict_arp_for_syn=0 take_data_acking_unsent=0 planted=0 ") != NULL);
             continue;
         }
         CHECK(strstr(test_output, " planted=1 ") != NULL);
@@ -312,7 +313,8 @@ int main(void)
     feed("fault\r\n");
     CHECK(strstr(test_output, " leak_per_test=0 trust_ping_replies=0 answer_any_fin=0 keep_first_sender=0 "
                               "trust_udp_seq=0 hold_half_open=0 keep_silent_clients=0 wait_closed_window=0 "
-                              "trust_arp_changes=0 fdb_never_moves=0 evict_arp_for_syn=0 planted=0 ") != NULL);
+                              "trust_arp_changes=0 fdb_never_moves=0 evict_arp_for_syn=0 "
+                              "take_data_acking_unsent=0 planted=0 ") != NULL);
 
     /* a stall: the firmware stops for its length once per period */
     feed("fault clear\r\n");

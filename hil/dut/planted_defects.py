@@ -53,6 +53,7 @@ DEFECTS: dict[str, tuple[str, int]] = {
     "fdb_never_moves": ("a learned address never moves to another bridge port until it ages out", 1),
     # every build
     "evict_arp_for_syn": ("each SYN from an address without an ARP entry answered: a flood evicts the PC's entry", 1),
+    "take_data_acking_unsent": ("a TCP segment acknowledging data never sent still delivers its data", 1),
 }
 # the defects that take a partner to act: a stall needs its period and its length
 PAIRS = {"stall_ms": "stall_every_ms", "stall_every_ms": "stall_ms"}

@@ -52,14 +52,14 @@ def test_the_benchmark_sums_steps_per_family_and_keeps_the_duts_own_apart(tmp_pa
     rows = [
         {"run": "old", "test": "a", "steps": {"capture: start": 99.0}},
         {"run": "new", "test": "a", "steps": {"traffic": 10.0, "capture: start": 0.4, "setup": 0.6}},
-        {"run": "new", "test": "b", "steps": {"traffic": 1.0, "robustness: ping back (the DUT's recovery)": 3.0}},
+        {"run": "new", "test": "b", "steps": {"traffic": 1.0, "robustness: ping back (the DUT's own recovery)": 3.0}},
         {"run": "new", "test": "never-recorded", "steps": {"setup": 50.0}},
     ]
     timings.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     costs = step_costs(timings, results)
     assert costs == {
         "baseline": {"traffic": 10.0, "capture: start": 0.4, "setup": 0.6},
-        "robustness": {"traffic": 1.0, "robustness: ping back (the DUT's recovery)": 3.0},
+        "robustness": {"traffic": 1.0, "robustness: ping back (the DUT's own recovery)": 3.0},
     }
     lines = costs_report(costs, {"baseline": FamilyTime(1, 11.0, 10.0), "robustness": FamilyTime(1, 4.5, 1.0)})
     text = "\n".join(lines)

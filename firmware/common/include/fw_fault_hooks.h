@@ -26,6 +26,8 @@ enum fw_guard {
     FW_GUARD_FDB_MOVES,      /* a learned address moves to the bridge port it is heard on (fw_bridge_fdb.c) */
     FW_GUARD_SYN_UNRESOLVED, /* SYNs from on-link addresses without an ARP entry are answered within a budget,
                               * so a SYN flood never evicts a stable ARP entry (fw_tcp_guard.c) */
+    FW_GUARD_TCP_ACK_UNSENT, /* a segment acknowledging data never sent is dropped, its data too, and
+                              * answered with an ACK (RFC 793, RFC 5961 5.2; fw_tcp_guard.c) */
     FW_GUARD_COUNT
 };
 

@@ -52,6 +52,7 @@ struct fw_tcp_guard_counts {
     uint32_t evicted; /* half-open connections aborted to make room for a SYN or a new PCB */
     uint32_t reaped;  /* half-open connections aborted after FW_TCP_HALF_OPEN_MAX_MS */
     uint32_t unresolved_dropped; /* SYNs from unresolved on-link addresses beyond FW_TCP_UNRESOLVED_HALF_OPEN */
+    uint32_t acks_unsent;        /* segments of a connection acknowledging data never sent, dropped (their data too) */
 };
 
 /** The counts since boot or the last fw_tcp_guard_reset. */

@@ -123,6 +123,7 @@ void fw_stats_print(void)
     const struct fw_tcp_guard_counts guard = fw_tcp_guard_counts();
     fw_printf("tcpsyn half_open_evicted=%lu half_open_reaped=%lu unresolved_dropped=%lu\r\n",
               (unsigned long)guard.evicted, (unsigned long)guard.reaped, (unsigned long)guard.unresolved_dropped);
+    fw_printf("tcpack unsent_dropped=%lu\r\n", (unsigned long)guard.acks_unsent);
 #endif
 #ifdef FW_TCP_TIME_WAIT
     const unsigned long time_wait = tcp_time_wait();
@@ -156,8 +157,10 @@ void fw_stats_print(void)
               (unsigned long)tcp.ooseq, (unsigned long)tcp.rx_dup, (unsigned long)tcp.tx_segs, (unsigned long)tcp.rx_segs);
 #endif
 #ifdef FW_TCP_GUARD
-    fw_printf(" tcp_half_open_evicted=%lu tcp_half_open_reaped=%lu tcp_syn_unresolved_dropped=%lu",
-              (unsigned long)guard.evicted, (unsigned long)guard.reaped, (unsigned long)guard.unresolved_dropped);
+    fw_printf(" tcp_half_open_evicted=%lu tcp_half_open_reaped=%lu tcp_syn_unresolved_dropped=%lu"
+              " tcp_acks_unsent_dropped=%lu",
+              (unsigned long)guard.evicted, (unsigned long)guard.reaped, (unsigned long)guard.unresolved_dropped,
+              (unsigned long)guard.acks_unsent);
 #endif
 #ifdef FW_TCP_TIME_WAIT
     fw_printf(" tcp_time_wait=%lu", time_wait);

@@ -310,8 +310,28 @@ static void reap(void *arg)
     arm(now);
 }
 
+/*
+ * A segment of a synchronized connection whose ACK acknowledges data the DUT never sent (SEG.ACK >
+ * SND.NXT): RFC 793 (and RFC 5961 5.2) says send an ACK and drop the segment. lwIP 2.1.3 sends the
+ * ACK but still takes the segment's data (tcp_receive), so a forged segment at the connection's
+ * receive edge moved the DUT's rcv_nxt past what the real peer sent: the peer's own segments were
+ * then old to the DUT, and the connection stalled until a retransmission timeout. Dropped here,
+ * before lwIP sees it. A RST or SYN goes on to lwIP's own checks (RFC 5961 3 and 4).
+ */
+static bool acks_unsent(const struct tcp_pcb *pcb, const struct tcp_hdr *hdr)
+{
+    u8_t flags = TCPH_FLAGS(hdr);
+    return pcb->state >= ESTABLISHED && pcb->state != TIME_WAIT && (flags & TCP_ACK) != 0 &&
+           (flags & (TCP_RST | TCP_SYN)) == 0 && TCP_SEQ_GT(hdr->ackno, pcb->snd_nxt);
+}
+
 err_t fw_tcp_guard_inpacket(struct tcp_pcb *pcb, const struct tcp_hdr *hdr)
 {
+    if (pcb->state != LISTEN && acks_unsent(pcb, hdr) && fw_guard_on(FW_GUARD_TCP_ACK_UNSENT)) {
+        counts.acks_unsent++;
+        tcp_send_empty_ack(pcb);
+        return ERR_RTE; /* dropped: not an ACK of anything, and its data not the peer's */
+    }
     /* only a SYN to a listener (lwIP has turned the header's numbers to host order, not its flags) */
     if (pcb->state != LISTEN || (TCPH_FLAGS(hdr) & (TCP_SYN | TCP_ACK | TCP_RST)) != TCP_SYN) {
         return ERR_OK;

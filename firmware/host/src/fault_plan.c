@@ -38,13 +38,15 @@ const struct fault_def fault_defs[FAULT_COUNT] = {
     [FAULT_TRUST_ARP_CHANGES] = {"trust_arp_changes", 1u, "unsolicited ARP (forged replies) re-points ARP entries"},
     [FAULT_FDB_NEVER_MOVES] = {"fdb_never_moves", 1u, "a learned address never moves to another bridge port"},
     [FAULT_EVICT_ARP_FOR_SYN] = {"evict_arp_for_syn", 1u, "SYNs from unresolved addresses evict stable ARP entries"},
+    [FAULT_TAKE_DATA_ACKING_UNSENT] = {"take_data_acking_unsent", 1u,
+                                       "a TCP segment acknowledging data never sent still delivers its data"},
 };
 
 /* the guard each guard defect switches off, in their order */
 static const int guards[] = {FW_GUARD_PING_REPLIES,   FW_GUARD_UDP_LINGER_PEER, FW_GUARD_UDP_TAKEOVER,
                              FW_GUARD_UDP_SEQ_WINDOW, FW_GUARD_TCP_HALF_OPEN,   FW_GUARD_TCP_SILENT_CLIENT,
                              FW_GUARD_TCP_PEER_STALL, FW_GUARD_ARP_CHANGES,     FW_GUARD_FDB_MOVES,
-                             FW_GUARD_SYN_UNRESOLVED};
+                             FW_GUARD_SYN_UNRESOLVED, FW_GUARD_TCP_ACK_UNSENT};
 _Static_assert(sizeof guards / sizeof guards[0] == FAULT_COUNT - FAULT_TRUST_PING_REPLIES,
                "one guard per guard defect");
 _Static_assert(FW_GUARD_COUNT == FAULT_COUNT - FAULT_TRUST_PING_REPLIES, "a defect for every guard");

@@ -39,6 +39,7 @@ enum fault_id {
     FAULT_TRUST_ARP_CHANGES,   /* any ARP packet naming a known address re-points its ARP entry */
     FAULT_FDB_NEVER_MOVES,      /* a learned address never moves to another bridge port until it ages out */
     FAULT_EVICT_ARP_FOR_SYN,   /* every SYN from an unresolved address answered: its ARP entry evicts a stable one */
+    FAULT_TAKE_DATA_ACKING_UNSENT, /* a segment acknowledging data never sent still delivers its data */
     FAULT_COUNT
 };
 

@@ -538,17 +538,17 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
             with timed("traffic"):
                 run.sent = send_frames(hil, pc, run.pcap, point, len(frames))
             last_frame_at = time.monotonic()
-        with timed("robustness: the state's end (the DUT's)"):
+        with timed("robustness: the state's end (the DUT's own)"):
             outcome = running.finish(last_frame_at)
             running.close()
         peer_seen = at_peer[0] if at_peer else None
         _raise_if_stopped(hil, run)
-        with timed("robustness: ping back (the DUT's recovery)"):
+        with timed("robustness: ping back (the DUT's own recovery)"):
             ping_ms = ping_back(hil, pc, target)
         if ping_ms is None:
             _raise_if_stopped(hil, run, wait_s=2.0)
             raise DutError(f"the DUT answered no ping within {PING_BACK_S:g} s after {run.sent['sent']} frames")
-        with timed("robustness: pools back (the DUT's recovery)"):
+        with timed("robustness: pools back (the DUT's own recovery)"):
             settle_ms, still = settle(hil, idle)
         _raise_if_stopped(hil, run)
         seen = window.close() if window is not None else None
