@@ -1,6 +1,8 @@
 /*
  * fw_tcp_guard.h - half-open TCP connections under a SYN flood, in the project's own lwIP builds
- * (lwipopts.h: FW_TCP_GUARD; ESP-IDF's lwIP has none of it).
+ * (lwipopts.h: FW_TCP_GUARD; ESP-IDF's lwIP has none of it); and a segment of a live connection
+ * acknowledging data never sent (SEG.ACK > SND.NXT), dropped with its data and answered with an ACK
+ * as RFC 793 says (lwIP 2.1.3 took its data: counts.acks_unsent, guard FW_GUARD_TCP_ACK_UNSENT).
  *
  * lwIP 2.1.3 keeps a half-open connection (SYN_RCVD: its SYN-ACK unanswered, e.g. sent to an
  * address nobody answers ARP for) for TCP_SYN_RCVD_TIMEOUT, 20 s, which is no option; it drops a
