@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 @dataclass
 class CaseClock:
     test: str
-    started: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=lambda: time.monotonic())
     seconds: dict[str, float] = field(default_factory=dict)  # exclusive seconds per step
     calls: dict[str, int] = field(default_factory=dict)
     _stack: list[list[float]] = field(default_factory=list)  # [start, seconds of the steps inside]

@@ -44,11 +44,6 @@ static const uint8_t pc_mac[6] = {0x02, 0, 0, 0, 0, 0x11};
 static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 static const uint8_t zero[6];
 
-static void feed(const char *s)
-{
-    peer_feed(s);
-}
-
 static void advance_to(uint64_t t)
 {
     peer_advance_to(t, 50000u);
@@ -175,7 +170,7 @@ static void show_output_if_failed(const char *scenario, int failures_before)
 static void stats_has(const char *want)
 {
     test_output_reset();
-    feed("stats\r\n");
+    peer_feed("stats\r\n");
     CHECK(strstr(test_output, want) != NULL);
     if (strstr(test_output, want) == NULL) {
         fprintf(stderr, "wanted \"%s\" in:\n%s", want, test_output);
@@ -228,11 +223,11 @@ static void test_ping_under_poisoning(bool guard_on)
     test_guard_plant(FW_GUARD_ARP_CHANGES, !guard_on);
     peer_arp(&netif, PC_IP, pc_mac); /* the PC asks for the DUT: the DUT learns it */
     CHECK(entry_is(PC_IP, pc_mac));
-    feed("stats reset\r\n");
+    peer_feed("stats reset\r\n");
     test_output_reset();
     peer_clear();
     const uint64_t t0 = test_now_us;
-    feed("ping 10.77.0.1 -c 3 -i 1 -W 1 -s 16\r\n");
+    peer_feed("ping 10.77.0.1 -c 3 -i 1 -W 1 -s 16\r\n");
     advance_to(t0 + 1000u); /* request 1 */
     pc_answers(1);
     advance_to(t0 + 300000u);
@@ -251,7 +246,7 @@ static void test_ping_under_poisoning(bool guard_on)
     stats_has(guard_on ? " etharp_ignored=9" : " etharp_ignored=0");
     stats_has(guard_on ? " ignored=9 unresolved_answers=0\r\n" : " ignored=0 unresolved_answers=0\r\n");
     CHECK(fw_arp_guard_ignored() == (guard_on ? 9u : 0u));
-    feed("stats reset\r\n");
+    peer_feed("stats reset\r\n");
     CHECK(fw_arp_guard_ignored() == 0);
 }
 
@@ -265,7 +260,7 @@ static void test_legitimate_changes(bool guard_on, uint32_t new_ip, uint32_t una
     mac_n(moved, 0x100);
     mac_n(moved_again, 0x101);
     mac_n(bogus, 0x102);
-    feed("stats reset\r\n");
+    peer_feed("stats reset\r\n");
 
     /* the PC's new MAC asks for the DUT: with the guard the request alone changes nothing (a forged
      * one would poison the entry), the DUT asks where the PC is and the answer moves the entry */
@@ -281,7 +276,7 @@ static void test_legitimate_changes(bool guard_on, uint32_t new_ip, uint32_t una
     CHECK(entry_is(PC_IP, moved));
     peer_clear();
     test_output_reset();
-    feed("ping 10.77.0.1 -c 1 -W 1 -s 16\r\n");
+    peer_feed("ping 10.77.0.1 -c 1 -W 1 -s 16\r\n");
     advance_to(test_now_us + 1000u);
     uint8_t to[6];
     CHECK(last_ipv4_to(PC_IP, 1, to) && memcmp(to, moved, 6) == 0);
@@ -299,7 +294,7 @@ static void test_legitimate_changes(bool guard_on, uint32_t new_ip, uint32_t una
     peer_clear();
     char cmd[64];
     snprintf(cmd, sizeof cmd, "ping 10.77.0.%u -c 1 -W 1 -s 16\r\n", (unsigned)(new_ip & 0xffu));
-    feed(cmd);
+    peer_feed(cmd);
     advance_to(test_now_us + 1000u);
     CHECK(dut_asked_for(new_ip) && !has_entry(new_ip));
     uint8_t new_mac[6];
@@ -323,7 +318,7 @@ static void test_legitimate_changes(bool guard_on, uint32_t new_ip, uint32_t una
     peer_arp(&netif, PC_IP, moved_again); /* the PC asks for the DUT: its entry's age starts again */
     advance_to(test_now_us + 286000000u);
     peer_clear();
-    feed("ping 10.77.0.1 -c 1 -W 1 -s 16\r\n");
+    peer_feed("ping 10.77.0.1 -c 1 -W 1 -s 16\r\n");
     advance_to(test_now_us + 1000u);
     CHECK(dut_asked_for(PC_IP));
     test_now_us += FW_ARP_GUARD_ANSWER_MS * 1000u + 1000u; /* no reply within the window */
@@ -344,7 +339,7 @@ static void test_no_answer_to_unresolved(bool guard_on, uint32_t spoofed)
     int failures = check_failures;
     test_guard_plant(FW_GUARD_SYN_UNRESOLVED, !guard_on);
     peer_arp(&netif, PC_IP, pc_mac);
-    feed("stats reset\r\n");
+    peer_feed("stats reset\r\n");
     /* the first FW_ARP_GUARD_UNRESOLVED_ANSWERS spoofed sources are resolved (a real host whose
      * entry the DUT lost is, by its first answer); the next one is not answered */
     for (uint32_t i = 1; i <= FW_ARP_GUARD_UNRESOLVED_ANSWERS; i++) {

@@ -32,11 +32,6 @@
 
 static struct netif netif;
 
-static void feed(const char *s)
-{
-    peer_feed(s);
-}
-
 static void advance_to(uint64_t t)
 {
     peer_advance_to(t, 10000u);
@@ -47,11 +42,6 @@ static void show_output_if_failed(const char *scenario, int failures_before)
     if (check_failures != failures_before || getenv("TEST_VERBOSE") != NULL) {
         fprintf(stderr, "--- %s printed:\n%s", scenario, test_output);
     }
-}
-
-static unsigned tcp_pcbs_used(void)
-{
-    return (unsigned)lwip_stats.memp[MEMP_TCP_PCB]->used;
 }
 
 static struct peer_conn conn_from(uint16_t port)
@@ -80,9 +70,9 @@ static void test_silent_connection(bool guard_on, enum silent_end how)
 {
     int failures = check_failures;
     test_guard_plant(FW_GUARD_TCP_SILENT_CLIENT, !guard_on);
-    const unsigned idle = tcp_pcbs_used();
+    const unsigned idle = peer_tcp_pcbs_used();
     test_output_reset();
-    feed("iperf -s\r\n");
+    peer_feed("iperf -s\r\n");
     peer_clear();
     struct peer_conn silent = conn_from(41000);
     CHECK(peer_connect(&silent));
@@ -111,7 +101,7 @@ static void test_silent_connection(bool guard_on, enum silent_end how)
     } else if (how == DISPLACED) { /* the defect: the real client refused, the silent one holds the test */
         CHECK(peer_count_tcp(CLIENT_IP, 50000, PEER_RST) >= 1);
         CHECK(strstr(test_output, "RESULT iperf") == NULL);
-        feed("iperf -a\r\n");
+        peer_feed("iperf -a\r\n");
     } else { /* the defect: its close or reset ended the test; the real client finds no server */
         CHECK(!served);
         CHECK(strstr(test_output, how == CLOSES ? "status=ok peer=10.77.0.1:41000 bytes=0 "
@@ -119,7 +109,7 @@ static void test_silent_connection(bool guard_on, enum silent_end how)
     }
     show_output_if_failed(guard_on ? "silent connection, guard on" : "silent connection, guard off", failures);
     advance_to(test_now_us + 1000000u);
-    CHECK(tcp_pcbs_used() == idle);
+    CHECK(peer_tcp_pcbs_used() == idle);
     test_guard_plant(FW_GUARD_TCP_SILENT_CLIENT, false);
 }
 
@@ -128,7 +118,7 @@ static void test_silent_connection_until_time_limit(void)
 {
     int failures = check_failures;
     test_output_reset();
-    feed("iperf -s -t 2\r\n");
+    peer_feed("iperf -s -t 2\r\n");
     struct peer_conn silent = conn_from(42000);
     CHECK(peer_connect(&silent));
     advance_to(test_now_us + 2100000u);
@@ -153,7 +143,7 @@ static void test_client_peer_not_reading(bool guard_on, bool by_time)
     test_guard_plant(FW_GUARD_TCP_PEER_STALL, !guard_on);
     test_output_reset();
     peer_clear();
-    feed(by_time ? "iperf -c 10.77.0.1 -t 1\r\n" : "iperf -c 10.77.0.1 -n 100000\r\n");
+    peer_feed(by_time ? "iperf -c 10.77.0.1 -t 1\r\n" : "iperf -c 10.77.0.1 -n 100000\r\n");
     const uint64_t t0 = test_now_us;
     uint32_t acked;
     accept_and_ack_once(0, &acked); /* the window closed: it reads no more */
@@ -174,7 +164,7 @@ static void test_client_peer_not_reading(bool guard_on, bool by_time)
             advance_to(t0 + 21100000u);
             CHECK(strstr(test_output, "status=ack_timeout ") != NULL);
         } else {
-            feed("iperf -a\r\n"); /* it would never end */
+            peer_feed("iperf -a\r\n"); /* it would never end */
         }
     }
     show_output_if_failed(guard_on ? "peer not reading, guard on" : "peer not reading, guard off", failures);
@@ -189,7 +179,7 @@ static void test_client_late_acks(void)
     int failures = check_failures;
     test_output_reset();
     peer_clear();
-    feed("iperf -c 10.77.0.1 -n 5000\r\n");
+    peer_feed("iperf -c 10.77.0.1 -n 5000\r\n");
     uint32_t acked;
     struct peer_conn c = accept_and_ack_once(8192, &acked);
     for (int i = 0; i < 200 && strstr(test_output, "RESULT iperf") == NULL; i++) {

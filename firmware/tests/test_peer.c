@@ -5,7 +5,9 @@
 
 #include "fw_app.h"
 #include "lwip/init.h"
+#include "lwip/memp.h"
 #include "lwip/pbuf.h"
+#include "lwip/stats.h"
 #include "lwip/timeouts.h"
 #include "test_platform.h"
 
@@ -300,4 +302,9 @@ void peer_advance_to(uint64_t t, uint64_t step_us)
         sys_check_timeouts();
         fw_app_poll();
     }
+}
+
+unsigned peer_tcp_pcbs_used(void)
+{
+    return (unsigned)lwip_stats.memp[MEMP_TCP_PCB]->used;
 }

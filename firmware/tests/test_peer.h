@@ -108,4 +108,7 @@ void peer_feed(const char *line);
 /** Time passes to t (us), in steps of at most step_us: lwIP's timeouts and the application's polls run. */
 void peer_advance_to(uint64_t t, uint64_t step_us);
 
+/** TCP PCBs in use now (lwIP's MEMP_TCP_PCB pool). */
+unsigned peer_tcp_pcbs_used(void);
+
 #endif /* TEST_PEER_H */

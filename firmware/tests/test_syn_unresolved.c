@@ -46,11 +46,6 @@ static struct netif netif;
 static const uint8_t pc_mac[6] = {0x02, 0, 0, 0, 0, 0x11};
 static const uint8_t gw_mac[6] = {0x02, 0, 0, 0, 0, 0xfe};
 
-static void feed(const char *s)
-{
-    peer_feed(s);
-}
-
 static void advance_to(uint64_t t)
 {
     peer_advance_to(t, 50000u);
@@ -129,7 +124,7 @@ static void show_output_if_failed(const char *scenario, int failures_before)
 static bool stats_has(const char *want)
 {
     test_output_reset();
-    feed("stats\r\n");
+    peer_feed("stats\r\n");
     if (strstr(test_output, want) == NULL) {
         fprintf(stderr, "wanted \"%s\" in:\n%s", want, test_output);
         return false;
@@ -141,7 +136,7 @@ static bool stats_has(const char *want)
  * entries, TIME_WAIT, the guard's places; the PC's entry made fresh again. */
 static void settle(void)
 {
-    feed("iperf -a\r\n");
+    peer_feed("iperf -a\r\n");
     advance_to(test_now_us + 25000000u);
     peer_arp(&netif, PC_IP, pc_mac);
 }
@@ -154,9 +149,9 @@ static void test_flood_keeps_the_pc_entry(bool guard_on)
     uint8_t mac[6];
     const int pc_entry = arp_entry(PC_IP, mac);
     CHECK(pc_entry >= 0 && memcmp(mac, pc_mac, 6) == 0);
-    feed("stats reset\r\n");
+    peer_feed("stats reset\r\n");
     test_output_reset();
-    feed("iperf -s\r\n");
+    peer_feed("iperf -s\r\n");
     peer_clear();
     for (unsigned n = 0; n < SPOOFED_N; n++) {
         spoofed_syn(n, (uint16_t)(30000u + n));
@@ -217,9 +212,9 @@ static void test_transfer_under_a_flood(bool guard_on)
 {
     int failures = check_failures;
     test_guard_plant(FW_GUARD_SYN_UNRESOLVED, !guard_on);
-    feed("stats reset\r\n");
+    peer_feed("stats reset\r\n");
     test_output_reset();
-    feed("iperf -s\r\n");
+    peer_feed("iperf -s\r\n");
     peer_clear();
     struct peer_conn c = {&netif, PC_IP, DUT_IP, 50001, FW_IPERF_DEFAULT_PORT, 5000, 0, 8192};
     CHECK(peer_connect(&c));
@@ -280,9 +275,9 @@ static void test_places_come_back(void)
     test_guard_plant(FW_GUARD_SYN_UNRESOLVED, false);
     uint8_t mac[6];
     const int pc_entry = arp_entry(PC_IP, mac);
-    feed("stats reset\r\n");
+    peer_feed("stats reset\r\n");
     test_output_reset();
-    feed("iperf -s\r\n");
+    peer_feed("iperf -s\r\n");
     CHECK(answered(0, 40000));
     CHECK(answered(1, 40001));
     CHECK(!answered(2, 40002)); /* both places taken */

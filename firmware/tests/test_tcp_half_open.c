@@ -42,21 +42,10 @@
 
 static struct netif netif;
 
-static void feed(const char *s)
-{
-    peer_feed(s);
-}
-
 static void advance_to(uint64_t t)
 {
     peer_advance_to(t, 50000u);
 }
-
-static unsigned tcp_pcbs_used(void)
-{
-    return (unsigned)lwip_stats.memp[MEMP_TCP_PCB]->used;
-}
-
 
 /* n SYNs from spoofed addresses (one port each) to the iperf port. */
 static void syn_flood(unsigned first, unsigned n)
@@ -80,13 +69,13 @@ static void test_client_after_a_flood(bool guard_on)
 {
     int failures = check_failures;
     test_guard_plant(FW_GUARD_TCP_HALF_OPEN, !guard_on);
-    feed("stats reset\r\n");
-    const unsigned idle = tcp_pcbs_used();
+    peer_feed("stats reset\r\n");
+    const unsigned idle = peer_tcp_pcbs_used();
     const unsigned arp_idle = (unsigned)lwip_stats.memp[MEMP_ARP_QUEUE]->used;
     test_output_reset();
-    feed("iperf -s\r\n");
+    peer_feed("iperf -s\r\n");
     syn_flood(0, FW_IPERF_TCP_BACKLOG + 2);
-    CHECK(tcp_pcbs_used() == idle + FW_IPERF_TCP_BACKLOG); /* the listener holds its backlog's worth */
+    CHECK(peer_tcp_pcbs_used() == idle + FW_IPERF_TCP_BACKLOG); /* the listener holds its backlog's worth */
     peer_clear();
     struct peer_conn c = {&netif, CLIENT_IP, DUT_IP, 50000, FW_IPERF_DEFAULT_PORT, 1000, 0, 8192};
     bool connected = peer_connect(&c);
@@ -100,29 +89,29 @@ static void test_client_after_a_flood(bool guard_on)
         CHECK(strstr(test_output, "RESULT iperf role=server proto=tcp status=ok peer=10.77.0.1:50000 bytes=100 ") !=
               NULL);
     } else {
-        feed("iperf -a\r\n");
+        peer_feed("iperf -a\r\n");
     }
     test_output_reset();
-    feed("stats\r\n");
+    peer_feed("stats\r\n");
     char want[80];
     snprintf(want, sizeof want, " tcp_half_open_evicted=%u tcp_half_open_reaped=0", guard_on ? 3u : 0u);
     CHECK(strstr(test_output, want) != NULL);
     /* the half-open connections are gone FW_TCP_HALF_OPEN_MAX_MS after their SYN (guard off: 20 s) */
     const uint64_t t_flood = test_now_us;
     advance_to(t_flood + FW_TCP_HALF_OPEN_MAX_MS * 1000u + 500000u);
-    CHECK(guard_on ? fw_tcp_guard_half_open() == 0 : tcp_pcbs_used() >= idle + FW_IPERF_TCP_BACKLOG - 1u);
+    CHECK(guard_on ? fw_tcp_guard_half_open() == 0 : peer_tcp_pcbs_used() >= idle + FW_IPERF_TCP_BACKLOG - 1u);
     advance_to(t_flood + 8000000u); /* every pool back at its idle level within 8 s: the suite's check */
-    CHECK((tcp_pcbs_used() <= idle + 1u) == guard_on); /* (the client's connection may still close) */
+    CHECK((peer_tcp_pcbs_used() <= idle + 1u) == guard_on); /* (the client's connection may still close) */
     if (guard_on) { /* nor do the SYN-ACKs to the spoofed addresses wait for ARP any more */
         CHECK((unsigned)lwip_stats.memp[MEMP_ARP_QUEUE]->used == arp_idle);
     }
     test_output_reset();
-    feed("stats\r\n");
+    peer_feed("stats\r\n");
     snprintf(want, sizeof want, " tcp_half_open_reaped=%u", guard_on ? 3u : 0u);
     CHECK(strstr(test_output, want) != NULL);
     show_output_if_failed(guard_on ? "client after a flood, guard on" : "client after a flood, guard off", failures);
     advance_to(test_now_us + 25000000u); /* lwIP's own 20 s and TIME_WAIT behind it */
-    CHECK(tcp_pcbs_used() == idle);
+    CHECK(peer_tcp_pcbs_used() == idle);
 }
 
 /* Three server runs of 1 s under a flood: their half-open connections take every TCP PCB. */
@@ -130,28 +119,28 @@ static void test_flood_takes_every_pcb(bool guard_on)
 {
     int failures = check_failures;
     test_guard_plant(FW_GUARD_TCP_HALF_OPEN, !guard_on);
-    const unsigned idle = tcp_pcbs_used();
+    const unsigned idle = peer_tcp_pcbs_used();
     test_output_reset();
     for (unsigned run = 0; run < 3; run++) {
-        feed("iperf -s -t 1\r\n");
+        peer_feed("iperf -s -t 1\r\n");
         syn_flood(10u * run, FW_IPERF_TCP_BACKLOG);
         advance_to(test_now_us + 1100000u); /* the run ends (timeout); its half-open connections stay */
     }
     /* a new server always finds a PCB; without the guard the third run's did not */
     CHECK((strstr(test_output, "ERR iperf out of TCP PCBs") == NULL) == guard_on);
-    CHECK(tcp_pcbs_used() == FW_MEMP_NUM_TCP_PCB);
+    CHECK(peer_tcp_pcbs_used() == FW_MEMP_NUM_TCP_PCB);
     /* the DUT's own client, while the flood's connections are held (the last are 1.1 s old) */
     test_output_reset();
-    feed("iperf -c 10.77.0.1 -n 1000\r\n");
+    peer_feed("iperf -c 10.77.0.1 -n 1000\r\n");
     if (guard_on) {
         CHECK(strstr(test_output, "iperf: TCP client connecting to 10.77.0.1:5001\r\n") != NULL);
-        feed("iperf -a\r\n");
+        peer_feed("iperf -a\r\n");
     } else {
         CHECK(strstr(test_output, "ERR iperf out of TCP PCBs") != NULL);
     }
     show_output_if_failed(guard_on ? "every PCB, guard on" : "every PCB, guard off", failures);
     advance_to(test_now_us + 25000000u);
-    CHECK(tcp_pcbs_used() == idle);
+    CHECK(peer_tcp_pcbs_used() == idle);
 }
 
 int main(void)

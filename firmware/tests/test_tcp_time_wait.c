@@ -28,19 +28,9 @@
 
 static struct netif netif;
 
-static void feed(const char *s)
-{
-    peer_feed(s);
-}
-
 static void advance_to(uint64_t t)
 {
     peer_advance_to(t, 50000u);
-}
-
-static unsigned tcp_pcbs_used(void)
-{
-    return (unsigned)lwip_stats.memp[MEMP_TCP_PCB]->used;
 }
 
 /* `stats` has " tcp_time_wait=N " with pool_TCP_PCB_used=used, and the human line. */
@@ -51,7 +41,7 @@ static void check_stats(unsigned time_wait, unsigned used)
     snprintf(human, sizeof human, "tcppcb time_wait=%u\r\n", time_wait);
     snprintf(pool, sizeof pool, " pool_TCP_PCB_used=%u ", used);
     test_output_reset();
-    feed("stats\r\n");
+    peer_feed("stats\r\n");
     const char *result = strstr(test_output, "RESULT stats ");
     CHECK(result != NULL && strstr(result, field) != NULL && strstr(result, pool) != NULL);
     CHECK(strstr(test_output, human) != NULL);
@@ -65,7 +55,7 @@ static void client_test_closing_first(void)
 {
     test_output_reset();
     peer_clear();
-    feed("iperf -c 10.77.0.1 -n 5000\r\n");
+    peer_feed("iperf -c 10.77.0.1 -n 5000\r\n");
     struct peer_conn c = {&netif, PC_IP, DUT_IP, FW_IPERF_DEFAULT_PORT, 0, 5000000u, 0, 8192};
     CHECK(peer_accept(&c));
     for (int i = 0; i < 100 && peer_count_tcp(PC_IP, FW_IPERF_DEFAULT_PORT, PEER_FIN) == 0; i++) {
@@ -85,7 +75,7 @@ static void server_test_peer_closing_first(void)
 {
     test_output_reset();
     peer_clear();
-    feed("iperf -s\r\n");
+    peer_feed("iperf -s\r\n");
     struct peer_conn c = {&netif, PC_IP, DUT_IP, 50001, FW_IPERF_DEFAULT_PORT, 1000, 0, 8192};
     CHECK(peer_connect(&c));
     static const uint8_t data[100];
@@ -104,7 +94,7 @@ int main(void)
     static const uint8_t pc_mac[6] = {0x02, 0, 0, 0, 0, 0x11};
     peer_arp(&netif, PC_IP, pc_mac);
 
-    const unsigned idle = tcp_pcbs_used();
+    const unsigned idle = peer_tcp_pcbs_used();
     check_stats(0, idle);
 
     /* the DUT closed first: TIME_WAIT holds its PCB, which is what pool_TCP_PCB_used is above idle */
@@ -118,7 +108,7 @@ int main(void)
 
     /* the peer closed first: nothing more in TIME_WAIT */
     server_test_peer_closing_first();
-    feed("iperf -a\r\n"); /* the server listens on: stop it (its listener is of the other pool) */
+    peer_feed("iperf -a\r\n"); /* the server listens on: stop it (its listener is of the other pool) */
     advance_to(test_now_us + 100000u);
     check_stats(2, idle + 2u);
 
@@ -127,6 +117,6 @@ int main(void)
     check_stats(1, idle + 1u);
     advance_to(test_now_us + 1000000u + 1000000u);
     check_stats(0, idle);
-    CHECK(tcp_pcbs_used() == idle);
+    CHECK(peer_tcp_pcbs_used() == idle);
     return check_summary("test_tcp_time_wait");
 }

@@ -5,32 +5,40 @@ benchmark sums them per family and keeps the DUT's own recovery apart."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
+
+import pytest
 
 from benchmarks.suite_overhead import FamilyTime, costs_report, step_costs
 from hil import step_clock
 
 
-def test_nested_steps_are_exclusive_and_add_up_to_the_wall_time() -> None:
+def test_nested_steps_are_exclusive_and_add_up_to_the_wall_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]  # a clock the test moves: no sleeping, no flaking on a busy host
+    monkeypatch.setattr(step_clock.time, "monotonic", lambda: now[0])
+
+    def spend(seconds: float) -> None:
+        now[0] += seconds
+
     clock = step_clock.start("tests/hil/test_scenarios.py::test_scenario[baseline/tcp/dut_tx]")
     try:
         with step_clock.timed("call"):
             with step_clock.timed("traffic"):
-                time.sleep(0.05)
+                spend(2.0)
             with step_clock.timed("counters"):
-                time.sleep(0.02)
-                with step_clock.timed("counters"):  # the same name nested: counted once
-                    time.sleep(0.01)
-            time.sleep(0.01)
+                spend(0.2)
+                with step_clock.timed("counters"):  # the same name nested: its time counted once
+                    spend(0.1)
+            spend(0.05)
+        spend(0.01)  # outside every step: wall time no step names
     finally:
         assert step_clock.stop() is clock
     s = clock.seconds
-    assert 0.05 <= s["traffic"] < 0.09
-    assert 0.03 <= s["counters"] < 0.07 and clock.calls["counters"] == 2
-    assert 0.01 <= s["call"] < 0.04  # its own time only
+    assert s == pytest.approx({"traffic": 2.0, "counters": 0.3, "call": 0.05})
+    assert clock.calls == {"traffic": 1, "counters": 2, "call": 1}
     fields = clock.as_fields()
-    assert abs(sum(s.values()) - float(fields["wall_s"])) < 0.01  # type: ignore[arg-type]
+    assert fields["wall_s"] == pytest.approx(2.36)
+    assert list(fields["steps"]) == ["traffic", "counters", "call"]  # type: ignore[arg-type]  # the largest first
 
 
 def test_without_a_running_clock_nothing_is_timed() -> None:
