@@ -157,4 +157,4 @@ def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
     baud = dut.console.baud if dut.HAS_CONSOLE and not dut.LOCAL else None  # a local DUT's console is a pty
     duplex = dut.FULL_DUPLEX_BUILD if dut.build_configs == ["default"] else None
     return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss), dut.builds(),
-                      baud, dut.network.isolated, dut.tester is not None, duplex)  # fmt: skip
+                      baud, dut.network.isolated, dut.tester is not None, duplex, tuple(dut.build_configs))  # fmt: skip

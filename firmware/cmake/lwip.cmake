@@ -20,8 +20,8 @@ set(FW_LWIP_SOURCES
   "${FW_LWIP_DIR}/src/netif/ethernet.c")
 set(FW_LWIP_INCLUDE_DIR "${FW_LWIP_DIR}/src/include")
 
-# The layer-2 bridge variant (preset host-bridge) adds lwIP's bridgeif; its learning FDB is the
+# The layer-2 bridge variants (FW_IS_BRIDGE) add lwIP's bridgeif; its learning FDB is the
 # project's own static table (common/src/fw_bridge_fdb.c), so bridgeif_fdb.c is not built.
-if(FW_VARIANT STREQUAL "bridge")
+if(FW_IS_BRIDGE)
   list(APPEND FW_LWIP_SOURCES "${FW_LWIP_DIR}/src/netif/bridgeif.c")
 endif()

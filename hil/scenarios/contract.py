@@ -59,6 +59,8 @@ class BenchFacts:
     two_nic_tester: bool = False
     # the build the bidirectional cases flash (the kind's FULL_DUPLEX_BUILD), None: the bench file's
     full_duplex_build: str | None = None
+    # the bench file's build configurations (firmware.config, or the kind's several)
+    own_configs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

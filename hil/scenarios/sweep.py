@@ -63,6 +63,9 @@ class Point:
     # a TCP point's ideal goodput for RFC 6349's Transfer Time Ratio where `theory_mbps` is something
     # else (an expected window-limited rate); None: the theory, else the link's full-segment goodput
     ideal_mbps: float | None = None
+    # seconds of other traffic the record's numbers come from beside the point's runs (a robustness
+    # class's frames, the real clients served after it): counted in the record's traffic_s only
+    other_traffic_s: float = 0.0
 
 
 def attach_text(name: str, text: str) -> None:
@@ -131,6 +134,7 @@ def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = N
         add_tcp_figures(rec, figures)
         for name, text in tcp.texts.items():
             attach_text(f"{point.case}: {name}", text)
+    rec.traffic_s = round(rec.traffic_s + point.other_traffic_s, 3)  # after the DUT's side: its CPU is the runs'
     with timed("record"):
         hil.recorder.record(rec, start, time.time())
     compare_with_baseline(hil, scenario, rec)

@@ -2,12 +2,16 @@
 throughput test reads it: TCP retransmissions, holes, dup ACKs, zero windows and SYN MSS options; UDP
 flows with what their sequence numbers say (iperf 2, iperf 3, the stream peer's header).
 
-scapy's RawPcapReader reads the records; dissecting them with scapy (~125 us a packet) would be too slow
-for 30,000, so the headers are decoded with struct and only SYN options go through scapy's TCP layer."""
+A classic pcap file (what tcpdump writes) is read record by record with struct, from any mark
+(`mark`: the records before a place and its byte offset), so a window's slice is read alone and a
+capture still being written is counted from where it was last counted; other files (pcapng) go
+through scapy's RawPcapNgReader. Dissecting with scapy (~125 us a packet) would be too slow for
+30,000, so the headers are decoded with struct and only SYN options go through scapy's TCP layer."""
 
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import struct
 from collections.abc import Generator, Iterator
@@ -15,6 +19,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
+from typing import BinaryIO
 
 from scapy.data import MTU
 from scapy.error import Scapy_Exception
@@ -161,27 +166,75 @@ class WireSummary:
         return "\n".join(line.rstrip() for line in lines)
 
 
-def _records(path: Path) -> Generator[tuple[bytes, float, int], None, None]:
-    """(frame bytes, capture time, original length) of each complete record; stops at a truncated last one."""
-    with path.open("rb") as f, _quiet_truncation():
+@dataclass(frozen=True)
+class PcapMark:
+    """A place in a capture file: the complete records before it and the byte offset of the next
+    record (None: not a classic pcap file, whose records are only counted)."""
+
+    records: int
+    offset: int | None
+
+
+_CLASSIC = {b"\xd4\xc3\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">", b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\x3c\x4d": ">"}
+_NANO = (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
+_FILE_HEADER = 24
+
+
+def _classic_header(path: Path, head: bytes) -> tuple[struct.Struct, float] | None:
+    """(record header struct, timestamp scale) of a classic pcap file, None for another format."""
+    endian = _CLASSIC.get(head[:4])
+    if endian is None:
+        return None
+    if len(head) < _FILE_HEADER:
+        raise ValueError(f"{path}: not a pcap capture file (its header is cut short)")
+    if (linktype := struct.unpack(f"{endian}I", head[20:24])[0] & 0xFFFF) != 1:
+        raise ValueError(f"{path}: link type {linktype}, not Ethernet")
+    return struct.Struct(f"{endian}IIII"), 1e-9 if head[:4] in _NANO else 1e-6
+
+
+def _records(path: Path, start: PcapMark | None = None) -> Generator[tuple[bytes, float, int], None, None]:
+    """(frame bytes, capture time, original length) of each complete record from `start` (the
+    file's first by default); stops at a truncated last one."""
+    with path.open("rb") as f:
+        classic = _classic_header(path, f.read(_FILE_HEADER))
+        if classic is None:
+            yield from _scapy_records(path, f, start.records if start else 0)
+            return
+        header, scale = classic
+        f.seek(start.offset if start is not None and start.offset is not None else _FILE_HEADER)
+        while len(head := f.read(16)) == 16:
+            sec, frac, incl, orig = header.unpack(head)
+            data = f.read(incl)
+            if len(data) < incl:  # cut mid-record: tcpdump killed, or still writing
+                return
+            yield data, sec + frac * scale, orig
+
+
+def _scapy_records(path: Path, f: BinaryIO, skip: int) -> Generator[tuple[bytes, float, int], None, None]:
+    """A file that is not classic pcap through scapy's readers (pcapng), its first `skip` records left out."""
+    f.seek(0)
+    with _quiet_truncation():
         try:
-            reader = RawPcapReader(f)  # type: ignore[arg-type]  # a file object: closed here even if it fails
+            reader = RawPcapReader(f)  # type: ignore[arg-type]  # a file object: closed by the caller
         except Scapy_Exception as e:
             raise ValueError(f"{path}: not a pcap capture file ({e})") from None
         if getattr(reader, "linktype", 1) != 1:
             raise ValueError(f"{path}: link type {reader.linktype}, not Ethernet")
-        scale = 1e-9 if getattr(reader, "nano", False) else 1e-6
+        index = 0
         while True:
             try:
                 data, meta = next(reader)
             except (StopIteration, Scapy_Exception, struct.error):  # the end, or a pcapng block cut short
                 return
+            index += 1
+            if index <= skip:
+                continue
             if isinstance(meta, RawPcapNgReader.PacketMetadata):
                 yield data, ((meta.tshigh << 32) | meta.tslow) / meta.tsresol, meta.wirelen
-            elif len(data) < min(meta.caplen, MTU):  # cut mid-record: tcpdump killed, or still writing
-                return
+            elif len(data) >= min(meta.caplen, MTU):
+                yield data, meta.sec + meta.usec * 1e-6, meta.wirelen
             else:
-                yield data, meta.sec + meta.usec * scale, meta.wirelen
+                return
 
 
 @contextmanager
@@ -199,25 +252,33 @@ def _quiet_truncation() -> Iterator[None]:
         log.removeFilter(quiet)
 
 
-_CLASSIC = {b"\xd4\xc3\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">", b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\x3c\x4d": ">"}
+def mark(path: Path, since: PcapMark | None = None) -> PcapMark:
+    """The place after the last complete record of a capture file, counted on from `since` (a mark
+    of the same file taken earlier: the records before it are not read again). A classic pcap file
+    is counted by its record headers alone, each record's bytes skipped, not read."""
+    with path.open("rb") as f:
+        classic = _classic_header(path, f.read(_FILE_HEADER))
+        if classic is None or (since is not None and since.offset is None):
+            return PcapMark(sum(1 for _ in _records(path)), None)
+        header = classic[0]
+        size = os.fstat(f.fileno()).st_size
+        n, offset = (
+            (since.records, since.offset) if since is not None and since.offset is not None else (0, _FILE_HEADER)
+        )
+        f.seek(offset)
+        while len(head := f.read(16)) == 16:
+            incl = header.unpack(head)[2]
+            if offset + 16 + incl > size:
+                break
+            offset += 16 + incl
+            f.seek(offset)
+            n += 1
+        return PcapMark(n, offset)
 
 
 def count_records(path: Path) -> int:
-    """The complete records in a pcap file (none decoded; a truncated last record is not counted).
-    A classic pcap file (what tcpdump writes) is counted by its record headers alone, 4x faster
-    than through scapy's reader: a window counts its capture twice."""
-    with path.open("rb") as f:
-        endian = _CLASSIC.get(f.read(24)[:4])
-        if endian is None:  # pcapng, gzip, or not a capture: scapy's reader says which
-            return sum(1 for _ in _records(path))
-        header = struct.Struct(f"{endian}IIII")
-        n = 0
-        while len(head := f.read(16)) == 16:
-            incl = header.unpack(head)[2]
-            if len(f.read(incl)) < incl:
-                break
-            n += 1
-        return n
+    """The complete records in a pcap file (none decoded; a truncated last record is not counted)."""
+    return mark(path).records
 
 
 def _syn_mss(header: bytes) -> int | None:
@@ -229,15 +290,20 @@ def _syn_mss(header: bytes) -> int | None:
     return next((v for k, v in parsed if k == "MSS" and isinstance(v, int)), None)
 
 
-def summarize_pcap(path: Path, start_packet: int = 0, stop_packet: int | None = None) -> WireSummary:
-    """Summarize records [start_packet, stop_packet) of a capture (counted from the file's first record).
+def summarize_pcap(
+    path: Path, start_packet: int = 0, stop_packet: int | None = None, *, start: PcapMark | None = None
+) -> WireSummary:
+    """Summarize records [start_packet, stop_packet) of a capture (counted from the file's first record);
+    `start`, a mark of the file (`mark`), is where the slice begins instead, read from its offset.
     TCP state (highest seq+len, previous ACK and window) is per connection and direction, fresh at the slice."""
     s = WireSummary(str(path), 0, None, None)
     dirs: dict[bytes, Direction] = {}
     conns: dict[bytes, list[int]] = {}  # src+dst+ports -> [highest seq+len (-1: none), last ack, last window]
     flows: dict[bytes, tuple[UdpFlow, list[bytes]]] = {}  # src+dst+ports -> (flow, payload heads)
-    with closing(_records(path)) as records:
-        for index, (data, ts, wirelen) in enumerate(records):
+    if start is not None:
+        start_packet = start.records
+    with closing(_records(path, start)) as records:
+        for index, (data, ts, wirelen) in enumerate(records, start.records if start is not None else 0):
             if index < start_packet:
                 continue
             if stop_packet is not None and index >= stop_packet:

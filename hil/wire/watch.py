@@ -22,7 +22,7 @@ from hil.wire.capture import (
     settle,
 )
 from hil.wire.counters import Counters, Hops, delta
-from hil.wire.pcap_summary import WireSummary, count_records, summarize_pcap
+from hil.wire.pcap_summary import PcapMark, WireSummary, mark, summarize_pcap
 
 
 @dataclass
@@ -82,13 +82,18 @@ class WireSeen:
 class _Running:
     point: CapturePoint
     capture: Capture
+    counted: PcapMark | None = None  # the file's last mark: the next is counted on from it
+
+    def mark(self) -> PcapMark:
+        self.counted = mark(self.capture.path, since=self.counted)
+        return self.counted
 
 
 @dataclass
 class Window:
     watch: WireWatch
     before: Counters
-    start_index: dict[str, int]
+    start_index: dict[str, PcapMark]
 
     def close(self) -> WireSeen:
         """The window's counters and capture slices (the captures go on for the rest of the case);
@@ -102,12 +107,13 @@ class Window:
             settle([run.capture for run in runs.values()])
         for side, run in runs.items():
             try:
-                with timed("capture: the window's summary"):
-                    end = count_records(run.capture.path)
-                    summaries[side] = summarize_pcap(run.capture.path, self.start_index[side], end)
+                with timed("capture: the window's summary"):  # its records alone, from the window's mark
+                    end = run.mark()
+                    summaries[side] = summarize_pcap(run.capture.path, stop_packet=end.records,
+                                                     start=self.start_index[side])  # fmt: skip
             except (OSError, ValueError):
                 continue
-            truncated |= end >= self.watch.settings.max_packets
+            truncated |= end.records >= self.watch.settings.max_packets
             with timed("capture: tcpdump's drops"):
                 dropped = run.capture.dropped_so_far()
             if dropped:
@@ -192,7 +198,7 @@ class WireWatch:
                 continue
             try:
                 with timed("capture: the window's start"):
-                    start[side] = count_records(r.capture.path)
+                    start[side] = r.mark()
             except (OSError, ValueError):
                 continue
         return Window(self, before, start)

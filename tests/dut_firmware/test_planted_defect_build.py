@@ -1,6 +1,7 @@
-"""The planted defect (firmware/host/src/planted_defect.c) is in the host-planted build only: the
-robustness scenarios' self-test needs one build with a defect reachable from the wire, and no
-other build may carry it. Reads the symbols of the executables tools/build-host.sh produced."""
+"""The planted defect (firmware/host/src/planted_defect.c) is in the planted builds only (presets
+host-planted and host-bridge-planted): the robustness scenarios' self-test needs a build with a
+defect reachable from the wire, at an endpoint and in the path, and no other build may carry it.
+Reads the symbols of the executables tools/build-host.sh produced."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from hil.paths import host_firmware
 pytestmark = pytest.mark.selftest
 
 SYMBOL = "fw_planted_defect_inspect"
-CLEAN = ("default", "asan", "bridge")
+PLANTED = ("planted", "bridge-planted")
+CLEAN = ("default", "asan", "bridge", "bridge-asan")
 
 
 def defined_symbols(config: str) -> set[str]:
@@ -31,8 +33,9 @@ def _nm() -> None:
         pytest.skip("nm (binutils) is not installed")
 
 
-def test_the_planted_build_has_the_defect() -> None:
-    assert SYMBOL in defined_symbols("planted")
+@pytest.mark.parametrize("config", PLANTED)
+def test_the_planted_builds_have_the_defect(config: str) -> None:
+    assert SYMBOL in defined_symbols(config)
 
 
 @pytest.mark.parametrize("config", CLEAN)

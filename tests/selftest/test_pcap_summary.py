@@ -11,7 +11,7 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 
 from hil.traffic.stream_peer import HEADER, MAGIC
-from hil.wire.pcap_summary import count_records, gaps_us, summarize_pcap
+from hil.wire.pcap_summary import count_records, gaps_us, mark, summarize_pcap
 
 pytestmark = pytest.mark.selftest
 
@@ -176,6 +176,21 @@ def test_a_slice_counts_only_its_records_with_fresh_tcp_state(session):
     d = late.direction(PC, DUT)
     assert late.packets == 1 and (d.tcp_payload_segments, d.retransmissions) == (1, 0)
     assert summarize_pcap(session, 10_000).packets == 0
+
+
+def test_a_mark_counts_on_from_an_earlier_one_and_a_slice_is_read_from_it(tmp_path, session):
+    whole = session.read_bytes()
+    growing = tmp_path / "growing.pcap"
+    growing.write_bytes(whole[: len(whole) // 2])  # a capture still being written
+    early = mark(growing)
+    growing.write_bytes(whole)
+    later, fresh = mark(growing, since=early), mark(growing)
+    assert later == fresh and later.records == count_records(session) and early.records < later.records
+    by_index = summarize_pcap(session, early.records, later.records)
+    by_mark = summarize_pcap(session, stop_packet=later.records, start=early)
+    assert by_mark.packets == by_index.packets == later.records - early.records
+    assert by_mark.as_fields(PC, DUT) == by_index.as_fields(PC, DUT)
+    assert by_mark.text(PC, DUT) == by_index.text(PC, DUT)
 
 
 def test_a_truncated_file_stops_at_its_last_complete_record(tmp_path, session):

@@ -107,12 +107,23 @@ def test_a_real_bench_runs_the_classes_only_when_its_network_is_declared_isolate
     assert [c.id for c in isolated] == expected and all(c.skip is None for c in isolated)
 
 
-def test_the_sanitizer_build_is_flashed_where_the_kind_has_it_never_in_the_path() -> None:
-    builds = (("default", ()), ("asan", ()))
-    endpoint = Robustness().cases(BenchFacts(QUICK, kind="virtual", builds=builds))
+def test_the_sanitizer_build_is_flashed_where_the_kind_has_it_in_the_path_its_own_configurations() -> None:
+    builds = (("default", ()), ("asan", ()), ("bridge", ()), ("bridge-asan", ()))
+    endpoint = Robustness().cases(BenchFacts(QUICK, kind="virtual", builds=builds, own_configs=("default",)))
     assert {c.point.build for c in endpoint} == {"asan"} and all(c.own_builds for c in endpoint)  # type: ignore[attr-defined]
-    in_path = Robustness().cases(BenchFacts(QUICK, in_path=True, kind="virtual", builds=builds))
-    assert {c.point.build for c in in_path} == {None} and not any(c.skip for c in in_path)  # type: ignore[attr-defined]
+    # in the path: the sanitizer build of the bench file's configuration, never the endpoint's
+    bridge = BenchFacts(QUICK, in_path=True, kind="virtual", builds=builds, own_configs=("bridge",))
+    in_path = Robustness().cases(bridge)
+    assert {c.point.build for c in in_path} == {"bridge-asan"} and not any(c.skip for c in in_path)  # type: ignore[attr-defined]
+    no_sanitizer = Robustness().cases(dataclasses.replace(bridge, builds=builds[:3]))
+    assert {c.point.build for c in no_sanitizer} == {None} and not any(c.skip for c in no_sanitizer)  # type: ignore[attr-defined]
+    for name, flashed in (("bridge", "bridge"), ("bridge-asan", "bridge-asan")):
+        chosen = dataclasses.replace(bridge, profile=dataclasses.replace(QUICK, sweeps={"robustness_build": (name,)}))
+        assert {c.point.build for c in Robustness().cases(chosen)} == {flashed}  # type: ignore[attr-defined]
+    endpoints = dataclasses.replace(QUICK, sweeps={"robustness_build": ("default",)})
+    refused = Robustness().cases(dataclasses.replace(bridge, profile=endpoints))
+    said = "only builds of its bench file's configuration (bridge, bridge-<build>)"
+    assert all(c.skip and said in c.skip for c in refused)
     qemu = Robustness().cases(BenchFacts(QUICK, kind="qemu", builds=(("default", ()),)))
     assert {c.point.build for c in qemu} == {None}  # type: ignore[attr-defined]
     named = dataclasses.replace(QUICK, sweeps={"robustness_build": ("planted",)})

@@ -45,3 +45,20 @@ def test_the_planted_defect_fails_its_class_and_its_replay_as_a_dut_fault(tmp_pa
                        "--profile", "quick", tests="tests/hil")  # fmt: skip
     assert replay.returncode == ExitCode.DUT_FAILED, replay.stdout[-3000:]
     assert "robustness/replay: the DUT stopped" in replay.stdout and "AddressSanitizer" in replay.stdout
+
+
+def test_the_bridges_sanitizer_build_catches_the_defect_planted_in_its_receive_path(tmp_path: Path) -> None:
+    """In the path the family flashes the bench file's configuration's sanitizer build (bridge ->
+    bridge-asan); with the same defect planted in the bridge's receive path (bridge-planted), the
+    class whose frames reach it stops the bridge under ASan, a DUT fault with the replay command."""
+    where = tmp_path / "bridge"
+    proc = run_suite(where, "-m", "robustness", "--bench", "bench/bridge.yaml", "--robustness-classes", "ipv4",
+                     "--robustness-states", "idle", "--robustness-build", "bridge-planted", "--profile", "quick",
+                     tests="tests/hil")  # fmt: skip
+    out = proc.stdout
+    assert proc.returncode == ExitCode.DUT_FAILED, out[-3000:]
+    assert "robustness/ipv4: the DUT stopped" in out and "AddressSanitizer" in out, out[-3000:]
+    assert "--bench bench/bridge.yaml --dut-name bridge-dut --robustness-build bridge-planted" in out, out[-3000:]
+    ipv4 = allure_results(where)["ipv4"]
+    assert ipv4["status"] == "broken", ipv4.get("statusDetails")
+    assert "the sanitizer's report" in {a["name"] for a in ipv4.get("attachments", [])}

@@ -89,7 +89,9 @@ NOT_ISOLATED = (
     "the robustness family sends hostile frames: only to a DUT whose network the bench file declares isolated "
     "(network.isolated: true; the virtual benches' namespaces are by construction)"
 )
-IN_PATH_OWN_BUILD = "a DUT in the path runs its bench file's build (the bridge): it flashes no other"
+# a DUT in the path keeps forwarding only as a build of its bench file's configuration: `<config>` or
+# `<config>-<build>` (the bridge's ASan/UBSan build: bridge-asan, preset host-bridge-asan)
+IN_PATH_OWN_BUILD = "a DUT in the path flashes only builds of its bench file's configuration ({configs})"
 METRICS = (
     THROUGHPUT
     | IPERF3
@@ -149,8 +151,8 @@ def _state_names(text: str) -> tuple[object, ...]:
 
 
 def _build_name(text: str) -> tuple[object, ...]:
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", text):
-        raise ValueError(f"--robustness-build takes a build configuration name, e.g. asan (got {text!r})")
+    if not re.fullmatch(r"[a-z][a-z0-9_]*(-[a-z0-9_]+)*", text):
+        raise ValueError(f"--robustness-build takes a build configuration name, e.g. asan, bridge-asan (got {text!r})")
     return (text,)
 
 
@@ -306,8 +308,15 @@ def _build_for(bench: BenchFacts) -> tuple[str | None, str | None]:
     wanted = str(axis_points(BUILD_AXIS, bench.profile)[0])
     named = "robustness_build" in bench.profile.sweeps
     available = {config for config, _ in bench.builds}
-    if bench.in_path:
-        return None, (IN_PATH_OWN_BUILD if named else None)
+    if bench.in_path:  # the sanitizer build of the bench file's own configuration (bridge -> bridge-asan)
+        for config in bench.own_configs:
+            for build in (f"{config}-{wanted}", wanted):
+                if (build == config or build.startswith(f"{config}-")) and build in available:
+                    return build, None
+        if named:
+            listed = " or ".join(f"{c}, {c}-<build>" for c in bench.own_configs) or "none declared"
+            return None, f"--robustness-build {wanted}: " + IN_PATH_OWN_BUILD.format(configs=listed)
+        return None, None
     if wanted in available:
         return wanted, None
     if named:
@@ -600,8 +609,12 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
     _attach_frames(hil, run)
     theory = tcp_goodput_mbps(hil.link_mbit, 1460) if hil.link_mbit else None
     spec = TrafficSpec("tcp", "dut_rx", RECOVERY_TCP_S)
+    # the class's frames and the real clients' tests after it are the case's traffic too
+    clients_s = sum(s.normal_s + s.delay_ms / 1000 for s in served if s.delay_ms is not None)
+    other_s = float(sent.get("elapsed_s") or 0.0) + clients_s  # type: ignore[arg-type]
     try:
-        rec = measure(hil, SCENARIO, Point(key, spec, theory, extra=extra, measured=measured), repeat=1)
+        rec = measure(hil, SCENARIO, Point(key, spec, theory, extra=extra, measured=measured,
+                                           other_traffic_s=other_s), repeat=1)  # fmt: skip
     except (DutError, BenchError):
         _raise_if_stopped(hil, run, wait_s=2.0)  # it died in the short TCP run: the class's fault, with its frames
         raise
@@ -617,7 +630,7 @@ def run_class(hil: HilContext, point: RobustnessPoint) -> None:
         # a miss is measured again as every family's is (--confirm-misses, the majority of three): the
         # short TCP run again, never the class, its record keeping the class's own figures (a ping
         # back or a client served too late misses again in every trial; only the throughput can change)
-        point_again = Point(key, spec, theory, extra=extra, measured=measured)
+        point_again = Point(key, spec, theory, extra=extra, measured=measured)  # the class is not sent again
         confirm_miss(hil, SCENARIO, exc, lambda: measure(hil, SCENARIO, point_again, repeat=1))
         return
     if own:
