@@ -1,9 +1,10 @@
 """What the per-case capture costs: TCP and UDP goodput (UDP offered above the link), both
 directions, on the shaped 100 Mbit/s virtual link with the host DUT's default build, with and
 without the capture the suite runs on the PC's interface (hil.wire.capture: tcpdump, headers
-only, its cap above the test's packets), interleaved so the host's drift hits both alike; then
-the time the scapy summary of each capture took. Prints figures; exits 1 when the
-capture costs more than --max-cost-pct of the goodput in any case (median against median).
+only, its cap above the test's packets, read while it is written: hil.wire.follow), interleaved so
+the host's drift hits both alike; then the time each capture's summary took after the traffic.
+Prints figures; exits 1 when the capture costs more than --max-cost-pct of the goodput in any case
+(median against median).
 
 Run as root from the project root:  python -m benchmarks.capture_cost [--quick]
 """
@@ -27,6 +28,7 @@ from hil.stats import summarize
 from hil.traffic.far_end import ConsoleFarEnd
 from hil.traffic.roles import PcSide, TrafficSpec, run_traffic
 from hil.wire.capture import Capture
+from hil.wire.follow import CaptureFollower
 from hil.wire.pcap_summary import summarize_pcap
 
 LINK_MBPS = 100.0
@@ -62,12 +64,15 @@ def run(args: argparse.Namespace) -> int:
                     plain.append(run_traffic(traffic, pc, far, far.generator).receiver_mbps)
                     cap = Capture(pc_prefix, netns.PC_IF, work / f"{proto}-{direction}-{i}.pcap", args.capture_packets)
                     cap.start()
+                    follower = CaptureFollower(cap.path)  # read while written, as a case's capture is
+                    follower.start()
                     try:
                         captured.append(run_traffic(traffic, pc, far, far.generator).receiver_mbps)
                     finally:
                         result = cap.stop()
                     t0 = time.monotonic()
-                    summarize_pcap(result.path)
+                    if follower.finish() is None:  # not followed: read after, as the suite then does
+                        summarize_pcap(result.path)
                     summary_s.append(time.monotonic() - t0)
                     packets.append(result.packets)
                     cap.remove()

@@ -34,17 +34,22 @@ def attach_text(name: str, text: str) -> None:
     allure.attach(text or "(empty)", name=name, attachment_type=allure.attachment_type.TEXT)
 
 
-def attach_dut_stats(ctx: HilContext, name: str) -> None:
-    """The DUT's own counters as evidence (nothing for a DUT without a console or a dialect without them)."""
+Stats = tuple[str | None, dict[str, int] | None]  # the DUT's counters as text and as numbers, one reading
+
+
+def attach_dut_stats(ctx: HilContext, name: str, reading: Stats | None = None) -> dict[str, int] | None:
+    """The DUT's own counters as evidence (nothing for a DUT without a console or a dialect without
+    them), from `reading` when the case already took one; returns them as numbers (the pools)."""
     if ctx.dut.driver is None:
-        return
+        return None
     try:
         with timed("evidence: the DUT's stats attached"):
-            text = ctx.dut.driver.snapshot()
+            text, counters = reading or ctx.dut.driver.stats()
     except Exception as exc:  # evidence collection must not hide the test's own failure
-        text = f"could not read: {exc}"
+        text, counters = f"could not read: {exc}", None
     if text is not None:
         attach_text(name, text)
+    return counters
 
 
 def redacted(text: str, config: DutBase) -> str:
@@ -73,8 +78,9 @@ def pools_leaked(ctx: HilContext, before: dict[str, int] | None) -> str | None:
     for wait_s in (0.0, *LEAK_SETTLE_S):
         with timed("evidence: the DUT's pools back (wait)"):
             time.sleep(wait_s)
-        with timed("evidence: the DUT's pools read"):
-            after = pools_in_use(ctx.dut.counters()) if ctx.dut.adapter.alive() else None
+        with timed("evidence: the DUT's pools read"):  # the reading "DUT stats after" attaches too
+            ctx.stats_after = ctx.dut.driver.stats() if ctx.dut.driver and ctx.dut.adapter.alive() else None
+            after = pools_in_use(ctx.stats_after[1]) if ctx.stats_after else None
         if after is None:
             return None
         grown = {name: after[name] - before[name] for name in after if name in before and after[name] > before[name]}
@@ -88,7 +94,7 @@ def pools_leaked(ctx: HilContext, before: dict[str, int] | None) -> str | None:
 
 
 def attach_wire(ctx: HilContext) -> None:
-    """The case's captures: each side's PCAP (within the run's budget) and its scapy summary; the
+    """The case's captures: each side's PCAP (within the run's budget) and its summary; the
     files are removed once attached."""
     if ctx.wire is None:
         return
@@ -132,7 +138,7 @@ def attach_after(ctx: HilContext) -> None:
         attach_text("DUT program log", adapter.process_log()[-LOG_TAIL:])
         return
     if adapter.alive():
-        attach_dut_stats(ctx, "DUT stats after")
+        attach_dut_stats(ctx, "DUT stats after", ctx.stats_after)
     else:
         attach_text("DUT process log (DUT down)", adapter.process_log()[-LOG_TAIL:])
     logfile = getattr(ctx.dut.embedded, "logfile", None)

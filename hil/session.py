@@ -243,6 +243,8 @@ class HilContext:
     confirm_misses: bool = False
     wire: WireWatch | None = None  # the case's captures and counters (hil.wire), None: not watched
     bench_file: str = ""  # the bench file of the run, as given (for commands a message suggests)
+    # the DUT's stats read after the case's traffic (its pools checked): attached as "DUT stats after"
+    stats_after: tuple[str | None, dict[str, int] | None] | None = field(default=None, repr=False)
 
     @property
     def in_path(self) -> bool:

@@ -16,7 +16,7 @@ import socket
 import struct
 from collections.abc import Generator, Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import BinaryIO
@@ -180,7 +180,7 @@ _NANO = (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
 _FILE_HEADER = 24
 
 
-def _classic_header(path: Path, head: bytes) -> tuple[struct.Struct, float] | None:
+def classic_header(path: Path, head: bytes) -> tuple[struct.Struct, float] | None:
     """(record header struct, timestamp scale) of a classic pcap file, None for another format."""
     endian = _CLASSIC.get(head[:4])
     if endian is None:
@@ -196,7 +196,7 @@ def _records(path: Path, start: PcapMark | None = None) -> Generator[tuple[bytes
     """(frame bytes, capture time, original length) of each complete record from `start` (the
     file's first by default); stops at a truncated last one."""
     with path.open("rb") as f:
-        classic = _classic_header(path, f.read(_FILE_HEADER))
+        classic = classic_header(path, f.read(_FILE_HEADER))
         if classic is None:
             yield from _scapy_records(path, f, start.records if start else 0)
             return
@@ -257,7 +257,7 @@ def mark(path: Path, since: PcapMark | None = None) -> PcapMark:
     of the same file taken earlier: the records before it are not read again). A classic pcap file
     is counted by its record headers alone, each record's bytes skipped, not read."""
     with path.open("rb") as f:
-        classic = _classic_header(path, f.read(_FILE_HEADER))
+        classic = classic_header(path, f.read(_FILE_HEADER))
         if classic is None or (since is not None and since.offset is None):
             return PcapMark(sum(1 for _ in _records(path)), None)
         header = classic[0]
@@ -290,16 +290,109 @@ def _syn_mss(header: bytes) -> int | None:
     return next((v for k, v in parsed if k == "MSS" and isinstance(v, int)), None)
 
 
+class Summarizer:
+    """A capture's summary built record by record (`feed`), readable at any point (`summary`):
+    what `summarize_pcap` makes of a file, and what a follower (hil.wire.follow) makes of a capture
+    while it is being written. TCP state (highest seq+len, previous ACK and window) is per
+    connection and direction, fresh at the first record fed."""
+
+    def __init__(self, path: Path) -> None:
+        self.s = WireSummary(str(path), 0, None, None)
+        self.dirs: dict[bytes, Direction] = {}
+        self.conns: dict[bytes, list[int]] = {}  # src+dst+ports -> [highest seq+len (-1: none), last ack, last window]
+        self.flows: dict[bytes, tuple[UdpFlow, list[bytes]]] = {}  # src+dst+ports -> (flow, payload heads)
+
+    def feed(self, data: bytes, ts: float, wirelen: int) -> None:
+        s = self.s
+        s.packets += 1
+        if s.first_time is None:
+            s.first_time = ts
+        s.last_time = ts
+        o = 14
+        etype = data[12] << 8 | data[13] if len(data) >= 14 else 0
+        if etype == 0x8100 and len(data) >= 18:
+            etype, o = data[16] << 8 | data[17], 18
+        if etype != 0x0800 or len(data) < o + 20 or data[o] >> 4 != 4:
+            s.other_frames += 1
+            return
+        vihl, total, frag, proto = _IPV4.unpack_from(data, o)
+        total = total or wirelen - o  # 0: a TSO super-packet over 64 KiB
+        ihl = (vihl & 15) * 4
+        key = data[o + 12 : o + 20]
+        d = self.dirs.get(key)
+        if d is None:
+            d = self.dirs[key] = Direction(socket.inet_ntoa(key[:4]), socket.inet_ntoa(key[4:]))
+        d.packets += 1
+        d.ip_bytes += total
+        l4 = o + ihl
+        if frag & 0x1FFF:  # a later fragment: no transport header
+            return
+        if proto == 6 and len(data) >= l4 + 20:
+            _sport, _dport, seq, ack, offflags, win = _TCP.unpack_from(data, l4)
+            doff, flags = (offflags >> 12) * 4, offflags & 0x3F
+            plen = max(0, total - ihl - doff)
+            d.tcp_segments += 1
+            st = self.conns.setdefault(key + data[l4 : l4 + 4], [-1, -1, -1])
+            if plen:
+                d.tcp_payload_segments += 1
+                d.tcp_payload_bytes += plen
+                d.largest_tcp_payload = max(d.largest_tcp_payload, plen)
+            if flags & _SYN:
+                if doff > 20 and (mss := _syn_mss(data[l4 : l4 + doff])) is not None:
+                    d.syn_mss.append(mss)
+                st[0] = (seq + 1 + plen) & _M32
+            elif plen:
+                end = (seq + plen) & _M32
+                if st[0] < 0:
+                    st[0] = end
+                    d.tcp_new_bytes += plen
+                elif ((end - st[0] + _HALF) & _M32) - _HALF <= 0:
+                    d.retransmissions += 1
+                else:
+                    if ((seq - st[0] + _HALF) & _M32) - _HALF > 0:
+                        d.out_of_order += 1
+                    d.tcp_new_bytes += min(plen, (end - st[0]) & _M32)
+                    st[0] = end
+            if win == 0 and not flags & _RST:
+                d.zero_windows += 1
+            if flags & _ACK:
+                if not plen and not flags & (_SYN | _FIN | _RST) and win and st[1] == ack and st[2] == win:
+                    d.dup_acks += 1
+                st[1], st[2] = ack, win
+        elif proto == 17 and len(data) >= l4 + 8:
+            sport, dport, ulen = _UDP.unpack_from(data, l4)
+            plen = ulen - 8 if ulen >= 8 else max(0, total - ihl - 8)
+            d.udp_datagrams += 1
+            d.udp_payload_bytes += plen
+            d.largest_udp_payload = max(d.largest_udp_payload, plen)
+            fkey = key + data[l4 : l4 + 4]
+            if fkey not in self.flows:
+                self.flows[fkey] = (UdpFlow(d.src, sport, d.dst, dport), [])
+            flow, heads = self.flows[fkey]
+            flow.datagrams += 1
+            flow.payload_bytes += plen
+            flow.times.append(ts)
+            heads.append(data[l4 + 8 : l4 + 8 + _HEAD])
+
+    def summary(self) -> WireSummary:
+        """The summary of every record fed so far (a copy: feeding goes on unchanged)."""
+        s = self.s
+        out = WireSummary(s.path, s.packets, s.first_time, s.last_time, other_frames=s.other_frames)
+        out.directions = {(d.src, d.dst): replace(d, syn_mss=list(d.syn_mss)) for d in self.dirs.values()}
+        for flow, heads in self.flows.values():
+            copy = replace(flow, times=list(flow.times), bursts=[], indexes=[])
+            _sequence(copy, heads)
+            out.udp_flows.append(copy)
+        return out
+
+
 def summarize_pcap(
     path: Path, start_packet: int = 0, stop_packet: int | None = None, *, start: PcapMark | None = None
 ) -> WireSummary:
     """Summarize records [start_packet, stop_packet) of a capture (counted from the file's first record);
     `start`, a mark of the file (`mark`), is where the slice begins instead, read from its offset.
     TCP state (highest seq+len, previous ACK and window) is per connection and direction, fresh at the slice."""
-    s = WireSummary(str(path), 0, None, None)
-    dirs: dict[bytes, Direction] = {}
-    conns: dict[bytes, list[int]] = {}  # src+dst+ports -> [highest seq+len (-1: none), last ack, last window]
-    flows: dict[bytes, tuple[UdpFlow, list[bytes]]] = {}  # src+dst+ports -> (flow, payload heads)
+    summarizer = Summarizer(path)
     if start is not None:
         start_packet = start.records
     with closing(_records(path, start)) as records:
@@ -308,80 +401,8 @@ def summarize_pcap(
                 continue
             if stop_packet is not None and index >= stop_packet:
                 break
-            s.packets += 1
-            if s.first_time is None:
-                s.first_time = ts
-            s.last_time = ts
-            o = 14
-            etype = data[12] << 8 | data[13] if len(data) >= 14 else 0
-            if etype == 0x8100 and len(data) >= 18:
-                etype, o = data[16] << 8 | data[17], 18
-            if etype != 0x0800 or len(data) < o + 20 or data[o] >> 4 != 4:
-                s.other_frames += 1
-                continue
-            vihl, total, frag, proto = _IPV4.unpack_from(data, o)
-            total = total or wirelen - o  # 0: a TSO super-packet over 64 KiB
-            ihl = (vihl & 15) * 4
-            key = data[o + 12 : o + 20]
-            d = dirs.get(key)
-            if d is None:
-                d = dirs[key] = Direction(socket.inet_ntoa(key[:4]), socket.inet_ntoa(key[4:]))
-            d.packets += 1
-            d.ip_bytes += total
-            l4 = o + ihl
-            if frag & 0x1FFF:  # a later fragment: no transport header
-                continue
-            if proto == 6 and len(data) >= l4 + 20:
-                _sport, _dport, seq, ack, offflags, win = _TCP.unpack_from(data, l4)
-                doff, flags = (offflags >> 12) * 4, offflags & 0x3F
-                plen = max(0, total - ihl - doff)
-                d.tcp_segments += 1
-                st = conns.setdefault(key + data[l4 : l4 + 4], [-1, -1, -1])
-                if plen:
-                    d.tcp_payload_segments += 1
-                    d.tcp_payload_bytes += plen
-                    d.largest_tcp_payload = max(d.largest_tcp_payload, plen)
-                if flags & _SYN:
-                    if doff > 20 and (mss := _syn_mss(data[l4 : l4 + doff])) is not None:
-                        d.syn_mss.append(mss)
-                    st[0] = (seq + 1 + plen) & _M32
-                elif plen:
-                    end = (seq + plen) & _M32
-                    if st[0] < 0:
-                        st[0] = end
-                        d.tcp_new_bytes += plen
-                    elif ((end - st[0] + _HALF) & _M32) - _HALF <= 0:
-                        d.retransmissions += 1
-                    else:
-                        if ((seq - st[0] + _HALF) & _M32) - _HALF > 0:
-                            d.out_of_order += 1
-                        d.tcp_new_bytes += min(plen, (end - st[0]) & _M32)
-                        st[0] = end
-                if win == 0 and not flags & _RST:
-                    d.zero_windows += 1
-                if flags & _ACK:
-                    if not plen and not flags & (_SYN | _FIN | _RST) and win and st[1] == ack and st[2] == win:
-                        d.dup_acks += 1
-                    st[1], st[2] = ack, win
-            elif proto == 17 and len(data) >= l4 + 8:
-                sport, dport, ulen = _UDP.unpack_from(data, l4)
-                plen = ulen - 8 if ulen >= 8 else max(0, total - ihl - 8)
-                d.udp_datagrams += 1
-                d.udp_payload_bytes += plen
-                d.largest_udp_payload = max(d.largest_udp_payload, plen)
-                fkey = key + data[l4 : l4 + 4]
-                if fkey not in flows:
-                    flows[fkey] = (UdpFlow(d.src, sport, d.dst, dport), [])
-                flow, heads = flows[fkey]
-                flow.datagrams += 1
-                flow.payload_bytes += plen
-                flow.times.append(ts)
-                heads.append(data[l4 + 8 : l4 + 8 + _HEAD])
-    s.directions = {(d.src, d.dst): d for d in dirs.values()}
-    for flow, heads in flows.values():
-        _sequence(flow, heads)
-        s.udp_flows.append(flow)
-    return s
+            summarizer.feed(data, ts, wirelen)
+    return summarizer.summary()
 
 
 def _decode(fmt: str, head: bytes) -> tuple[int, bool] | None:

@@ -22,6 +22,7 @@ from hil.wire.capture import (
     settle,
 )
 from hil.wire.counters import Counters, Hops, delta
+from hil.wire.follow import CaptureFollower
 from hil.wire.pcap_summary import PcapMark, WireSummary, mark, summarize_pcap
 
 
@@ -83,6 +84,7 @@ class _Running:
     point: CapturePoint
     capture: Capture
     counted: PcapMark | None = None  # the file's last mark: the next is counted on from it
+    follower: CaptureFollower | None = None  # the file read while it is written (None: read after)
 
     def mark(self) -> PcapMark:
         self.counted = mark(self.capture.path, since=self.counted)
@@ -94,6 +96,7 @@ class Window:
     watch: WireWatch
     before: Counters
     start_index: dict[str, PcapMark]
+    followed: set[str] = field(default_factory=set)  # the sides whose window their follower summarizes
 
     def close(self) -> WireSeen:
         """The window's counters and capture slices (the captures go on for the rest of the case);
@@ -107,13 +110,19 @@ class Window:
             settle([run.capture for run in runs.values()])
         for side, run in runs.items():
             try:
-                with timed("capture: the window's summary"):  # its records alone, from the window's mark
-                    end = run.mark()
-                    summaries[side] = summarize_pcap(run.capture.path, stop_packet=end.records,
-                                                     start=self.start_index[side])  # fmt: skip
+                with timed("capture: the window's summary"):
+                    # read alongside the traffic: only its last records now; else its records from its mark
+                    done = run.follower.close_window() if run.follower and side in self.followed else None
+                    if done is not None:
+                        summaries[side], end = done
+                    else:
+                        last = run.mark()
+                        summaries[side] = summarize_pcap(run.capture.path, stop_packet=last.records,
+                                                         start=self.start_index[side])  # fmt: skip
+                        end = last.records
             except (OSError, ValueError):
                 continue
-            truncated |= end.records >= self.watch.settings.max_packets
+            truncated |= end >= self.watch.settings.max_packets
             with timed("capture: tcpdump's drops"):
                 dropped = run.capture.dropped_so_far()
             if dropped:
@@ -146,6 +155,7 @@ class CaseWire:
     result: CaptureResult
     summary: WireSummary | None
     summary_s: float
+    followed: bool = False  # the summary was read while tcpdump wrote the file (hil.wire.follow)
 
 
 @dataclass
@@ -184,7 +194,9 @@ class WireWatch:
             except OSError as exc:
                 self.skipped.append(f"{point.side} side not captured: {exc}")
                 continue
-            self.running[point.side] = _Running(point, cap)
+            follower = CaptureFollower(path)
+            follower.start()
+            self.running[point.side] = _Running(point, cap, follower=follower)
 
     def window(self, sides: tuple[str, ...] = ("pc",)) -> Window:
         """A window opens: counters read, the position noted of each capture of `sides` (the PC's
@@ -193,15 +205,18 @@ class WireWatch:
         evidence never stops a measurement."""
         before = self.hops.read(mark=True)
         start = {}
+        followed = set()
         for side, r in self.running.items():
             if side not in sides:
                 continue
             try:
                 with timed("capture: the window's start"):
-                    start[side] = r.mark()
+                    start[side] = r.mark()  # where the file is read from if its follower fails
+                    if r.follower is not None and r.follower.open_window() is not None:
+                        followed.add(side)
             except (OSError, ValueError):
                 continue
-        return Window(self, before, start)
+        return Window(self, before, start, followed)
 
     def stop(self) -> list[CaseWire]:
         """Stops the captures and summarizes each whole file (the caller attaches and removes them)."""
@@ -211,12 +226,15 @@ class WireWatch:
             result = run.capture.stop()
             t0 = time.monotonic()
             try:
-                with timed("capture: the case's summary"):
-                    summary: WireSummary | None = summarize_pcap(result.path)
+                with timed("capture: the case's summary"):  # read alongside the traffic: its last records now
+                    summary = run.follower.finish() if run.follower is not None else None
+                    followed = summary is not None
+                    if summary is None:
+                        summary = summarize_pcap(result.path)
                 summary.truncated_at_cap = result.truncated
             except (OSError, ValueError):
-                summary = None
-            out.append(CaseWire(side, run.point.iface, result, summary, time.monotonic() - t0))
+                summary, followed = None, False
+            out.append(CaseWire(side, run.point.iface, result, summary, time.monotonic() - t0, followed))
         return out
 
     def remove(self, finished: list[CaseWire]) -> None:
@@ -231,7 +249,7 @@ def _file_safe(name: str) -> str:
 
 
 def capture_text(wire: CaseWire, near: str, far: str, near_name: str, far_name: str) -> str:
-    """The attachment beside the PCAP: what tcpdump says it wrote, then the scapy summary."""
+    """The attachment beside the PCAP: what tcpdump says it wrote, then its summary."""
     r = wire.result
     head = [
         f"capture on {wire.iface} ({wire.side} side): {r.packets} packets written, snap length {SNAP_LEN} B, "
@@ -242,4 +260,5 @@ def capture_text(wire: CaseWire, near: str, far: str, near_name: str, far_name: 
     if wire.summary is None:
         return "\n".join([*head, "the file could not be read"])
     body = wire.summary.text(near, far, near_name=near_name, far_name=far_name)
-    return "\n".join([*head, body, f"(summary made with scapy in {wire.summary_s:.2f} s)"])
+    how = "read while the capture was written, its last records" if wire.followed else "made after the capture"
+    return "\n".join([*head, body, f"(summary {how} in {wire.summary_s:.2f} s)"])

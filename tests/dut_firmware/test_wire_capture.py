@@ -16,6 +16,7 @@ import pytest
 from hil.paths import PROJECT_ROOT
 from hil.plumbing.netns import VirtualTopology
 from hil.wire.capture import CAPTURE_ROOT, SNAP_LEN, Capture, cleanup_stale, max_bytes, tcpdump_count
+from hil.wire.follow import CaptureFollower
 from hil.wire.pcap_summary import count_records, summarize_pcap
 from tests.support.processes import pgrep
 
@@ -50,6 +51,34 @@ def test_a_capture_stops_at_its_packet_cap_with_a_bounded_file(tmp_path: Path) -
     summary = summarize_pcap(result.path)
     assert summary.packets == CAP and summary.direction("127.0.0.1", "127.0.0.1").ip_bytes >= CAP * 1228
     assert SNAP_LEN == 128
+
+
+def test_a_capture_followed_while_tcpdump_writes_it_summarizes_as_the_finished_file(tmp_path: Path) -> None:
+    """hil.wire.follow on a real tcpdump: the case's summary and a window's, read while the file
+    is written, are what the finished file says read afterwards."""
+    with VirtualTopology() as topo:
+        prefix = topo.exec_prefix(topo.pc_ns)
+        cap = Capture(prefix, "lo", tmp_path / "followed.pcap", max_packets=20_000)
+        _flood(prefix, 1)
+        cap.start()
+        follower = CaptureFollower(cap.path, poll_s=0.02)
+        follower.start()
+        _flood(prefix, 300)
+        opened = follower.open_window()
+        _flood(prefix, 500)
+        closed = follower.close_window()
+        _flood(prefix, 200)
+        result = cap.stop()
+        case = follower.finish()
+    assert opened is not None and closed is not None and case is not None, follower.failed
+    window, end = closed
+    print(f"{result.packets} packets; window [{opened}, {end}): {window.packets}")
+    assert case.packets == result.packets == count_records(result.path) >= 2000
+    assert case.text("127.0.0.1", "127.0.0.1") == summarize_pcap(result.path).text("127.0.0.1", "127.0.0.1")
+    assert window.packets == end - opened >= 1000
+    assert window.text("127.0.0.1", "127.0.0.1") == summarize_pcap(result.path, opened, end).text(
+        "127.0.0.1", "127.0.0.1"
+    )
 
 
 def test_a_killed_run_takes_its_tcpdump_along_and_the_next_run_removes_its_captures() -> None:

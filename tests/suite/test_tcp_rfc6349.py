@@ -5,6 +5,7 @@ properties and the Allure result carry every figure."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import subprocess
@@ -14,6 +15,7 @@ from xml.etree import ElementTree
 import pytest
 
 from hil.exit_codes import ExitCode
+from hil.wire.pcap_summary import summarize_pcap
 from tests.support.child_suite import allure_results, run_suite
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
@@ -108,3 +110,52 @@ def test_tcp_efficiency_falls_with_injected_loss_as_the_capture_shows(tmp_path: 
     assert not (results / "metrics.prom.lock").exists()
     result = allure_results(results)["tcp-dut_rx"]
     assert result["status"] == "failed" and "tcp_efficiency_pct" in result["statusDetails"]["message"]
+    for case in CASES:  # the record carries every field it did when the capture was read after the traffic
+        rec = records[case]
+        assert set(rec["extra"]) >= EXTRA and set(rec["measured"]) >= MEASURED, (case, rec)
+        window = rec["extra"]["wire"]["capture_pc"]
+        assert window["packets"] > 0 and {"near->far", "far->near"} <= set(window), window
+    _the_capture_read_while_written_is_the_file_read_after(results, tmp_path)
+
+
+# every attachment a captured TCP case carried when its capture was read after the traffic (before
+# hil.wire.follow; a clean clone's run of this test, numbers as N): each case keeps every one
+EVIDENCE = (
+    "DUT console log", "DUT stats after", "DUT stats before", "{case} run N: dut console",
+    "{case}: RFC N (TTR, TCP efficiency, buffer delay)", "{case}: RTT probe during run N",
+    "{case}: idle path ping (RFC N baseline RTT)", "{case}: the DUT's side",
+    "wire: pc side capture (N packets, headers only, pcap.gz)", "wire: pc side capture summary",
+)  # fmt: skip
+PC_IPERF = {"tcp-dut_rx": "{case} run N: pc iperfN client", "tcp-dut_tx": "{case} run N: pc iperfN server"}
+# and the fields its record carried then (extra, measured, the wire's window)
+EXTRA = {"dut_cpu", "dut_side", "firmware", "pc_cpu", "rfc6349", "sender", "sender_mbps", "wire", "x"}
+MEASURED = {"baseline_rtt_ms", "bdp_bytes", "buffer_delay_pct", "dut_cpu_pct", "dut_tcp_ooseq", "dut_tcp_retrans",
+            "dut_tcp_rx_dup", "dut_tcp_segs_received", "dut_tcp_segs_sent", "heap_free", "loaded_rtt_ms", "pool_free",
+            "tcp_efficiency_pct", "ttr"}  # fmt: skip
+
+
+def _attachments(node: dict) -> list[dict]:
+    """Every attachment of an Allure result, its steps' included."""
+    return [*node.get("attachments", []), *(a for step in node.get("steps", []) for a in _attachments(step))]
+
+
+def _the_capture_read_while_written_is_the_file_read_after(results: Path, tmp_path: Path) -> None:
+    """Each case's capture summary, read while tcpdump wrote the file (hil.wire.follow), is what the
+    attached file says read afterwards, line for line; the case's evidence is all still there."""
+    store = results / "allure-results"
+    for case in CASES:
+        result = allure_results(results)[case]
+        found = {a["name"]: a for a in _attachments(result)}
+        names = {re.sub(r"\d+", "N", n) for n in found}
+        wanted = {e.format(case=case) for e in (*EVIDENCE, PC_IPERF[case])}
+        assert names >= wanted, (case, sorted(wanted - names))
+        text = (store / found["wire: pc side capture summary"]["source"]).read_text()
+        assert "(summary read while the capture was written, its last records in " in text, text[-300:]
+        packed = next(a for n, a in found.items() if n.startswith("wire: pc side capture ("))
+        first = next(line for line in text.splitlines() if line.startswith("capture ") and ".pcap:" in line)
+        file = tmp_path / first.split()[1].rstrip(":")
+        file.write_bytes(gzip.decompress((store / packed["source"]).read_bytes()))
+        after = summarize_pcap(file).text("10.77.0.1", "10.77.0.2", near_name="PC", far_name="DUT")
+        shown = text.splitlines()
+        start = shown.index(first)
+        assert shown[start : start + len(after.splitlines())] == after.splitlines(), (case, text, after)

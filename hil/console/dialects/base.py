@@ -76,6 +76,11 @@ class DialectDriver(Protocol):
         reading (the one before a measurement). None: the dialect has none."""
         ...
 
+    def stats(self) -> tuple[str | None, dict[str, int] | None]:
+        """`snapshot()` and `counters()` from one reading where the firmware gives both at once (a
+        case's stats before and after, and its pools, from one console round trip)."""
+        ...
+
 
 def collect(
     console: ConsoleDriver, done: Callable[[list[str]], bool], timeout_s: float, what: str,

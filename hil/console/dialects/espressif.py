@@ -201,6 +201,9 @@ class EspressifDriver:
         facts = self.facts()
         return "\n".join(f"{k} = {v}" for k, v in facts.items()) if facts else None
 
+    def stats(self) -> tuple[str | None, dict[str, int] | None]:
+        return self.snapshot(), None
+
 
 @dataclass
 class _EspReceiving:

@@ -75,6 +75,11 @@ class HilFwDriver:
         final = self.console.run_ok("stats", 10)
         return "\n".join(f"{k} = {v}" for k, v in final.fields.items())
 
+    def stats(self) -> tuple[str | None, dict[str, int] | None]:
+        fields = self.console.run_ok("stats", 10).fields
+        text = "\n".join(f"{k} = {v}" for k, v in fields.items())
+        return text, {k: int(v) for k, v in fields.items() if str(v).isdigit()}
+
     def counters(self, mark: bool = False) -> dict[str, int] | None:
         final = self.console.command("stats mark", 10).final if mark else None
         if final is None or not final.ok:  # an image older than `stats mark`: its marks run since boot

@@ -119,6 +119,9 @@ class ZperfDriver:
     def snapshot(self) -> str | None:
         return None
 
+    def stats(self) -> tuple[str | None, dict[str, int] | None]:
+        return None, None
+
 
 def _has_version(lines: list[str]) -> bool:
     texts = [fmt.clean(x).strip() for x in lines]
