@@ -14,7 +14,7 @@ import struct
 import threading
 from pathlib import Path
 
-from hil.wire.pcap_summary import Summarizer, WireSummary, classic_header
+from hil.wire.pcap_summary import Summarizer, WireSummary, classic_header, classic_records
 
 POLL_S = 0.25
 FILE_HEADER = 24
@@ -98,16 +98,11 @@ class CaptureFollower:
         except (OSError, ValueError) as exc:
             self.failed = str(exc)
             return
-        record, scale = self._header
-        pos, end, window = 0, len(buf), self.window
-        while pos + 16 <= end:
-            sec, frac, incl, orig = record.unpack_from(buf, pos)
-            if pos + 16 + incl > end:
-                break  # cut mid-record: still being written
-            data, ts = buf[pos + 16 : pos + 16 + incl], sec + frac * scale
+        consumed, window = 0, self.window
+        for data, ts, orig, after in classic_records(buf, *self._header):  # a record cut short waits
             self.case.feed(data, ts, orig)
             if window is not None:
                 window.feed(data, ts, orig)
-            pos += 16 + incl
             self.records += 1
-        self._offset += pos
+            consumed = after
+        self._offset += consumed

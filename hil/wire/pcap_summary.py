@@ -192,6 +192,21 @@ def classic_header(path: Path, head: bytes) -> tuple[struct.Struct, float] | Non
     return struct.Struct(f"{endian}IIII"), 1e-9 if head[:4] in _NANO else 1e-6
 
 
+def classic_records(
+    buf: bytes, header: struct.Struct, scale: float
+) -> Generator[tuple[bytes, float, int, int], None, None]:
+    """(frame bytes, capture time, original length, the byte after it) of each complete record in
+    `buf`, classic pcap records from their first; stops at one cut short (tcpdump killed, or still
+    writing). What a file is read with, and what a follower (hil.wire.follow) reads as it grows."""
+    pos, end = 0, len(buf)
+    while pos + 16 <= end:
+        sec, frac, incl, orig = header.unpack_from(buf, pos)
+        if pos + 16 + incl > end:
+            return
+        yield buf[pos + 16 : pos + 16 + incl], sec + frac * scale, orig, pos + 16 + incl
+        pos += 16 + incl
+
+
 def _records(path: Path, start: PcapMark | None = None) -> Generator[tuple[bytes, float, int], None, None]:
     """(frame bytes, capture time, original length) of each complete record from `start` (the
     file's first by default); stops at a truncated last one."""
@@ -200,14 +215,10 @@ def _records(path: Path, start: PcapMark | None = None) -> Generator[tuple[bytes
         if classic is None:
             yield from _scapy_records(path, f, start.records if start else 0)
             return
-        header, scale = classic
         f.seek(start.offset if start is not None and start.offset is not None else _FILE_HEADER)
-        while len(head := f.read(16)) == 16:
-            sec, frac, incl, orig = header.unpack(head)
-            data = f.read(incl)
-            if len(data) < incl:  # cut mid-record: tcpdump killed, or still writing
-                return
-            yield data, sec + frac * scale, orig
+        buf = f.read()
+    for data, ts, orig, _ in classic_records(buf, *classic):
+        yield data, ts, orig
 
 
 def _scapy_records(path: Path, f: BinaryIO, skip: int) -> Generator[tuple[bytes, float, int], None, None]:

@@ -61,10 +61,6 @@ class DialectDriver(Protocol):
         retries; `joined`: what the DUT reported since it was last flashed (None: nothing yet)."""
         ...
 
-    def snapshot(self) -> str | None:
-        """The DUT's own counters as text, before and after a test (None: the dialect has none)."""
-        ...
-
     def facts(self) -> dict[str, object]:
         """Numbers recorded with every result (ESP-IDF: free and minimum free heap)."""
         ...
@@ -77,8 +73,8 @@ class DialectDriver(Protocol):
         ...
 
     def stats(self) -> tuple[str | None, dict[str, int] | None]:
-        """`snapshot()` and `counters()` from one reading where the firmware gives both at once (a
-        case's stats before and after, and its pools, from one console round trip)."""
+        """The DUT's own counters as text (a case's stats before and after; None: the dialect has
+        none) and as numbers where the firmware gives them (the pools), from one console round trip."""
         ...
 
 

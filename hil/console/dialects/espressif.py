@@ -195,14 +195,11 @@ class EspressifDriver:
         return out
 
     def counters(self, mark: bool = False) -> dict[str, int] | None:
-        return None  # no counters as numbers: `snapshot` shows what the firmware says
-
-    def snapshot(self) -> str | None:
-        facts = self.facts()
-        return "\n".join(f"{k} = {v}" for k, v in facts.items()) if facts else None
+        return None  # no counters as numbers: `stats` shows what the firmware says
 
     def stats(self) -> tuple[str | None, dict[str, int] | None]:
-        return self.snapshot(), None
+        facts = self.facts()
+        return ("\n".join(f"{k} = {v}" for k, v in facts.items()) if facts else None), None
 
 
 @dataclass

@@ -71,10 +71,6 @@ class HilFwDriver:
         """`wifi status` first: joins unless already joined with the bench file's SSID and address."""
         return ensure_connected(self.console, wifi, net)
 
-    def snapshot(self) -> str | None:
-        final = self.console.run_ok("stats", 10)
-        return "\n".join(f"{k} = {v}" for k, v in final.fields.items())
-
     def stats(self) -> tuple[str | None, dict[str, int] | None]:
         fields = self.console.run_ok("stats", 10).fields
         text = "\n".join(f"{k} = {v}" for k, v in fields.items())

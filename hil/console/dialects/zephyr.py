@@ -114,10 +114,7 @@ class ZperfDriver:
         return {}
 
     def counters(self, mark: bool = False) -> dict[str, int] | None:
-        return None  # no counters as numbers: `snapshot` shows what the firmware says
-
-    def snapshot(self) -> str | None:
-        return None
+        return None  # no counters as numbers
 
     def stats(self) -> tuple[str | None, dict[str, int] | None]:
         return None, None
