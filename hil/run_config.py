@@ -156,5 +156,7 @@ def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
     dialect = dialect_info(dut.console.dialect) if dut.HAS_CONSOLE else None
     baud = dut.console.baud if dut.HAS_CONSOLE and not dut.LOCAL else None  # a local DUT's console is a pty
     duplex = dut.FULL_DUPLEX_BUILD if dut.build_configs == ["default"] else None
+    wifi = getattr(dut, "wifi", None)
     return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss), dut.builds(),
-                      baud, dut.network.isolated, dut.tester is not None, duplex, tuple(dut.build_configs))  # fmt: skip
+                      baud, dut.network.isolated, dut.tester is not None, duplex, tuple(dut.build_configs),
+                      wifi is not None, wifi.attenuator if wifi is not None else None)  # fmt: skip

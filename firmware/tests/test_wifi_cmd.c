@@ -18,6 +18,7 @@
 #include "lwip/netif.h"
 #include "sdkconfig.h"
 #include "test_platform.h"
+#include "test_wifi_loop.h"
 #include "wifi_cmd.h"
 #include "wifi_sim.h"
 
@@ -28,41 +29,6 @@
 #define WRONG_PSK_HEX "636f727265637420686f727365206261747465727920" /* a trailing space */
 
 static struct netif netif;
-
-/* One pass of the host's main loop: console input and the application under the lock, then
- * the Wi-Fi work without it. */
-static void loop_once(const char *input)
-{
-    host_core_lock();
-    if (input != NULL) {
-        fw_app_console_input(input, strlen(input));
-    }
-    fw_app_poll();
-    host_core_unlock();
-    wifi_sim_poll();
-    wifi_cmd_service();
-}
-
-/* Moves the clock by `ms` in 10 ms steps, running the loop at each. */
-static void run_ms(unsigned ms)
-{
-    for (unsigned t = 0; t < ms; t += 10) {
-        test_now_us += 10000u;
-        loop_once(NULL);
-    }
-}
-
-static void command(const char *line)
-{
-    char buf[300];
-    snprintf(buf, sizeof buf, "%s\r\n", line);
-    loop_once(buf);
-}
-
-static bool has(const char *text)
-{
-    return strstr(test_output, text) != NULL;
-}
 
 static unsigned count(const char *text)
 {
@@ -75,40 +41,40 @@ static unsigned count(const char *text)
 
 static bool psk_leaked(void)
 {
-    return has(AP_PSK) || has("636f727265637420686f727365");
+    return wifi_output_has(AP_PSK) || wifi_output_has("636f727265637420686f727365");
 }
 
 static void test_join_and_status(void)
 {
     test_output_reset();
-    command("wifi status");
-    CHECK(has("RESULT wifi status=disconnected\r\n"));
+    wifi_command_line("wifi status");
+    CHECK(wifi_output_has("RESULT wifi status=disconnected\r\n"));
     CHECK(!netif_is_link_up(&netif));
 
     test_output_reset();
-    command("wifi connect " AP_SSID_HEX " " WRONG_PSK_HEX " 10.77.0.2 24");
+    wifi_command_line("wifi connect " AP_SSID_HEX " " WRONG_PSK_HEX " 10.77.0.2 24");
     CHECK(test_output_len == 0); /* the final line comes when the attempts end */
-    run_ms(1000);
+    wifi_run_ms(1000);
     CHECK(count("RESULT wifi") == 0 && count("ERR wifi") == 0 && !netif_is_link_up(&netif));
-    command("wifi disconnect");
-    CHECK(has("ERR wifi connect failed: aborted by wifi disconnect\r\nRESULT wifi status=disconnected\r\n"));
+    wifi_command_line("wifi disconnect");
+    CHECK(wifi_output_has("ERR wifi connect failed: aborted by wifi disconnect\r\nRESULT wifi status=disconnected\r\n"));
 
     test_output_reset();
-    command("wifi connect " AP_SSID_HEX " " AP_PSK_HEX " 10.77.0.2 24");
-    run_ms(100);
-    CHECK(has("RESULT wifi status=connected source=console ssid_hex=" AP_SSID_HEX
+    wifi_command_line("wifi connect " AP_SSID_HEX " " AP_PSK_HEX " 10.77.0.2 24");
+    wifi_run_ms(100);
+    CHECK(wifi_output_has("RESULT wifi status=connected source=console ssid_hex=" AP_SSID_HEX
               " bssid=02:00:00:00:a0:01 channel=6 rssi=-47 auth=wpa2 phy=11bgn ip=10.77.0.2\r\n"));
     CHECK(netif_is_link_up(&netif));
     CHECK(ip4_addr_get_u32(netif_ip4_addr(&netif)) == PP_HTONL(0x0a4d0002u));
     CHECK(ip4_addr_get_u32(netif_ip4_netmask(&netif)) == PP_HTONL(0xffffff00u));
 
     test_output_reset();
-    command("wifi status");
-    CHECK(has("RESULT wifi status=connected source=console ssid_hex=" AP_SSID_HEX " bssid="));
-    command("wifi connect " AP_SSID_HEX " - 10.77.0.3 24");
-    CHECK(has("ERR wifi busy: connected (wifi disconnect first)\r\n"));
-    command("version");
-    CHECK(has(" ip=10.77.0.2 "));
+    wifi_command_line("wifi status");
+    CHECK(wifi_output_has("RESULT wifi status=connected source=console ssid_hex=" AP_SSID_HEX " bssid="));
+    wifi_command_line("wifi connect " AP_SSID_HEX " - 10.77.0.3 24");
+    CHECK(wifi_output_has("ERR wifi busy: connected (wifi disconnect first)\r\n"));
+    wifi_command_line("version");
+    CHECK(wifi_output_has(" ip=10.77.0.2 "));
     CHECK(!psk_leaked());
 }
 
@@ -116,57 +82,57 @@ static void test_lost_link_is_rejoined_until_the_ap_is_back(void)
 {
     /* connected from the test before */
     test_output_reset();
-    command("wifisim ap off");
-    CHECK(has("RESULT wifisim ap=off\r\nWIFI status=disconnected source=console reason=200 name=BEACON_TIMEOUT\r\n"));
+    wifi_command_line("wifisim ap off");
+    CHECK(wifi_output_has("RESULT wifisim ap=off\r\nWIFI status=disconnected source=console reason=200 name=BEACON_TIMEOUT\r\n"));
     CHECK(!netif_is_link_up(&netif));
-    run_ms(2 * CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS); /* a lost link has no deadline */
+    wifi_run_ms(2 * CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS); /* a lost link has no deadline */
     test_output_reset();
-    command("wifi status");
-    CHECK(has("RESULT wifi status=connecting source=console ssid_hex=" AP_SSID_HEX " attempts="));
-    CHECK(has(" reason=201 name=NO_AP_FOUND\r\n"));
-    command("wifisim ap on");
-    run_ms(600);
-    CHECK(has("WIFI status=connected source=console ssid_hex=" AP_SSID_HEX));
+    wifi_command_line("wifi status");
+    CHECK(wifi_output_has("RESULT wifi status=connecting source=console ssid_hex=" AP_SSID_HEX " attempts="));
+    CHECK(wifi_output_has(" reason=201 name=NO_AP_FOUND\r\n"));
+    wifi_command_line("wifisim ap on");
+    wifi_run_ms(600);
+    CHECK(wifi_output_has("WIFI status=connected source=console ssid_hex=" AP_SSID_HEX));
     CHECK(netif_is_link_up(&netif));
 
     /* a status queued in the same input as a drop answers from the state after the drop */
     test_output_reset();
-    loop_once("wifisim drop 4\r\nwifi status\r\n");
-    CHECK(has("WIFI status=disconnected source=console reason=4 name=ASSOC_EXPIRE\r\n"));
-    CHECK(has("RESULT wifi status=connecting "));
-    CHECK(!has("RESULT wifi status=connected"));
-    run_ms(100);
-    CHECK(has("WIFI status=connected source=console"));
+    wifi_loop_once("wifisim drop 4\r\nwifi status\r\n");
+    CHECK(wifi_output_has("WIFI status=disconnected source=console reason=4 name=ASSOC_EXPIRE\r\n"));
+    CHECK(wifi_output_has("RESULT wifi status=connecting "));
+    CHECK(!wifi_output_has("RESULT wifi status=connected"));
+    wifi_run_ms(100);
+    CHECK(wifi_output_has("WIFI status=connected source=console"));
 
     test_output_reset();
-    command("wifi disconnect");
-    CHECK(has("RESULT wifi status=disconnected\r\n") && !netif_is_link_up(&netif));
-    run_ms(500);
+    wifi_command_line("wifi disconnect");
+    CHECK(wifi_output_has("RESULT wifi status=disconnected\r\n") && !netif_is_link_up(&netif));
+    wifi_run_ms(500);
     CHECK(count("WIFI ") == 0); /* the station left: no re-join */
 }
 
 static void test_firmware_timeout(void)
 {
     test_output_reset();
-    command("wifi connect " AP_SSID_HEX " 77726f6e67206f6e6520696e646565642121 10.77.0.2 24");
-    run_ms(CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS - 300);
+    wifi_command_line("wifi connect " AP_SSID_HEX " 77726f6e67206f6e6520696e646565642121 10.77.0.2 24");
+    wifi_run_ms(CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS - 300);
     CHECK(count("ERR wifi") == 0);
-    run_ms(600);
+    wifi_run_ms(600);
     unsigned attempts = 0;
     const char *err = strstr(test_output, "ERR wifi connect failed: reason=15 (4WAY_HANDSHAKE_TIMEOUT) attempts=");
     CHECK(err != NULL && sscanf(err, "ERR wifi connect failed: reason=15 (4WAY_HANDSHAKE_TIMEOUT) attempts=%u", &attempts) == 1);
     CHECK(attempts >= CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS / WIFI_SIM_FAIL_MS - 2);
-    CHECK(has(" timeout=30000 ms\r\n"));
+    CHECK(wifi_output_has(" timeout=30000 ms\r\n"));
     test_output_reset();
-    command("wifi status");
-    CHECK(has("RESULT wifi status=disconnected\r\n"));
-    run_ms(1000);
+    wifi_command_line("wifi status");
+    CHECK(wifi_output_has("RESULT wifi status=disconnected\r\n"));
+    wifi_run_ms(1000);
     CHECK(count("WIFI") == 0 && count("ERR") == 0); /* given up: nothing more */
 
     test_output_reset();
-    command("wifi connect 6e6f2073756368206170 - 10.77.0.2 24");
-    run_ms(CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS + 300);
-    CHECK(has("ERR wifi connect failed: reason=201 (NO_AP_FOUND) attempts="));
+    wifi_command_line("wifi connect 6e6f2073756368206170 - 10.77.0.2 24");
+    wifi_run_ms(CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS + 300);
+    CHECK(wifi_output_has("ERR wifi connect failed: reason=201 (NO_AP_FOUND) attempts="));
 }
 
 static void test_malformed_arguments(void)
@@ -196,18 +162,18 @@ static void test_malformed_arguments(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         test_output_reset();
-        command(cases[i].line);
-        run_ms(50);
+        wifi_command_line(cases[i].line);
+        wifi_run_ms(50);
         bool ok = strncmp(test_output, cases[i].error, strlen(cases[i].error)) == 0 && count("\r\n") == 1;
         if (!ok) {
             fprintf(stderr, "`%s` -> %s", cases[i].line, test_output);
         }
         CHECK(ok);
-        CHECK(!has("636f727265637420686f727365")); /* a refused passphrase is not echoed */
+        CHECK(!wifi_output_has("636f727265637420686f727365")); /* a refused passphrase is not echoed */
     }
     test_output_reset();
-    command("wifi status");
-    CHECK(has("RESULT wifi status=disconnected\r\n"));
+    wifi_command_line("wifi status");
+    CHECK(wifi_output_has("RESULT wifi status=disconnected\r\n"));
 }
 
 static void test_request_queue_overflow(void)
@@ -218,7 +184,7 @@ static void test_request_queue_overflow(void)
         strcat(input, "wifi status\r\n");
     }
     test_output_reset();
-    loop_once(input);
+    wifi_loop_once(input);
     CHECK(count("RESULT wifi status=disconnected") == HIL_WIFI_REQUEST_QUEUE_LEN);
     CHECK(count("ERR wifi busy: 4 requests queued") == 2);
 }

@@ -17,6 +17,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from hil.config.attenuator import AttenuatorConfig
 from hil.config.errors import ConfigError
 from hil.paths import PROJECT_ROOT
 
@@ -143,6 +144,8 @@ class WifiConfig(Strict):
     psk_env: str | None = None
     connect_attempts: Annotated[int, Field(ge=1, le=20)] = 3
     connect_timeout_s: Annotated[float, Field(gt=0, le=120)] = 20.0
+    # the RF attenuator between the AP and the DUT the signal sweep steps (hil.config.attenuator)
+    attenuator: AttenuatorConfig | None = None
 
     @field_validator("psk_env")
     @classmethod

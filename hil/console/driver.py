@@ -10,9 +10,10 @@ middle of a command as a reset: both are DUT faults, not timeouts.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -48,6 +49,17 @@ class ConsoleDriver:
     def __init__(self, source: LineSource, alive: Callable[[], bool] | None = None) -> None:
         self.source = source
         self.alive = alive or (lambda: True)
+        # who else hears every line as it arrives, whoever reads it (e.g. the DUT's own event lines
+        # while a traffic run waits for its report): called with the line and its arrival time
+        self.listeners: list[Callable[[str, float], None]] = []
+
+    @contextlib.contextmanager
+    def listening(self, listener: Callable[[str, float], None]) -> Iterator[None]:
+        self.listeners.append(listener)
+        try:
+            yield
+        finally:
+            self.listeners.remove(listener)
 
     def send(self, line: str) -> None:
         self.source.send(line)
@@ -58,6 +70,8 @@ class ConsoleDriver:
         while (remaining := deadline - time.monotonic()) > 0:
             line = self.source.read_line(min(POLL_S, remaining))
             if line is not None:
+                for listener in list(self.listeners):
+                    listener(line, time.time())
                 return line
             if not self.alive():
                 raise DutError(f"DUT died while waiting for {waiting_for}")

@@ -41,6 +41,7 @@ class KindSection(DutBase):
     a kind that runs something else says so in `speaks`."""
 
     STOCK_SDKS: ClassVar[frozenset[str]] = frozenset()  # e.g. {"zephyr"}: it flashes Zephyr's images
+    SIMULATED_RADIO: ClassVar[bool] = False  # its Wi-Fi station's radio follows a virtual attenuator
 
     console: DutConsole = Field(default_factory=DutConsole)
 
@@ -65,6 +66,12 @@ class KindSection(DutBase):
         if self.role == "in_path" and not self.IN_PATH:
             forwarding = ", ".join(name for name, kind in kinds().items() if kind.config.IN_PATH)
             raise ValueError(f"kind {self.kind!r} cannot be put in the path (role in_path: kinds {forwarding})")
+        wifi = getattr(self, "wifi", None)
+        if wifi is not None and wifi.attenuator is not None and wifi.attenuator.virtual and not self.SIMULATED_RADIO:
+            raise ValueError(
+                f"wifi.attenuator.virtual: only the host firmware's simulated station has a virtual attenuator; "
+                f"kind {self.kind!r} needs the unit's command: (a template with {{db}})"
+            )
         return self
 
     @property

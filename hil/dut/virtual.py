@@ -22,6 +22,7 @@ from hil.dut.presets import Builds, Ladder, builds, ladders
 from hil.dut.section import KindSection
 from hil.dut.wifi import WifiStation
 from hil.paths import BUILD_HOST_SCRIPT, host_firmware
+from hil.plumbing.attenuator import VirtualAttenuator
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
 from hil.plumbing.in_path import InPathTopology
 from hil.plumbing.netns import TAP
@@ -48,6 +49,7 @@ class VirtualDutConfig(KindSection):
     IMAGE_FORMAT: ClassVar[str | None] = HOST_EXECUTABLE
     LOCAL: ClassVar[bool] = True
     IN_PATH: ClassVar[bool] = True  # role in_path: the bridge build (preset host-bridge) between two taps
+    SIMULATED_RADIO: ClassVar[bool] = True  # wifi.attenuator.virtual: the radio model of --wifi-air
 
     kind: Literal["virtual"]
     wifi: WifiConfig | None = None
@@ -101,15 +103,26 @@ class VirtualDut(WifiStation, LocalDut):
     def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
         net, wifi = self.cfg.network, self.cfg.wifi
         taps = self.topology.taps if isinstance(self.topology, InPathTopology) else None  # the bridge build
+        att = wifi.attenuator if wifi is not None and wifi.attenuator is not None and wifi.attenuator.virtual else None
+        if att is not None:  # the station associates at the attenuator's start value
+            VirtualAttenuator(self.air_file).set(att.start)
         spec = HostDutSpec(
             image, self.topology.dut_ns, taps[0] if taps else TAP, net.dut_ip, mac=net.dut_mac,
             wifi_sim_ssid=wifi.ssid if wifi else None, wifi_sim_psk_env=wifi.psk_env if wifi else None,
             bridge_taps=taps, personality=self.cfg.personality_name,
+            wifi_air=self.air_file if att is not None else None,
+            wifi_air_notch_db=att.planted_bad_point_db if att is not None else None,
         )  # fmt: skip
         self.wifi = None  # a new program has not associated
         proc = HostDutProcess(spec, self.workdir, line)
         proc.start()
         return proc
+
+    @property
+    def air_file(self) -> Path:
+        """Where the virtual attenuator writes what the host firmware's radio model follows."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        return self.workdir / "attenuator"
 
     def environment(self) -> dict[str, str]:
         return super().environment() | ({"Wi-Fi": self.wifi.describe()} if self.wifi else {})

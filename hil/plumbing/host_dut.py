@@ -36,6 +36,9 @@ class HostDutSpec:
     bridge_taps: tuple[str, str] | None = None
     # the console personality of a stock test firmware (`--personality`): test equipment printing its formats
     personality: str | None = None
+    # the simulated station's radio model, driven by the virtual attenuator writing this file (--wifi-air)
+    wifi_air: Path | None = None
+    wifi_air_notch_db: int | None = None  # the planted bad point (--wifi-air-notch-db)
 
     def address_args(self) -> list[str]:
         if self.wifi_sim_ssid is None:
@@ -96,6 +99,10 @@ class HostDutProcess(WatchedProcess):
             args += ["--bridge-taps", ",".join(self.spec.bridge_taps)]
         if self.spec.personality is not None:
             args += ["--personality", self.spec.personality]
+        if self.spec.wifi_air is not None:
+            args += ["--wifi-air", str(self.spec.wifi_air)]
+        if self.spec.wifi_air_notch_db is not None:
+            args += ["--wifi-air-notch-db", str(self.spec.wifi_air_notch_db)]
         if self.line is not None:
             line = self.line
             self._proc = start_logged(

@@ -445,3 +445,66 @@ def trend_chart(title: str, values: Sequence[float], groups: Sequence[tuple[int,
     ax.tick_params(labelsize=7)
     ax.grid(True, alpha=0.3)
     return _png(fig)
+
+
+def signal_chart(
+    title: str,
+    points: Sequence[tuple[float, int | None, float]],
+    model: Sequence[tuple[float, float]] = (),
+    bad_db: Sequence[float] = (),
+    zero_db: float | None = None,
+    floors: dict[int, float] | None = None,
+    keeps: Sequence[tuple[float, float]] = (),
+) -> bytes:
+    """Goodput against RSSI (strong signal on the left) and against attenuation, side by side:
+    `points` as (attenuation dB, RSSI dBm or None, Mbit/s), the radio model's expectation per
+    attenuation, the bad points ringed red, the fall to zero marked, the at-RSSI floors as red
+    steps (every point at that RSSI or stronger must be above), `keeps` as (% of the best, Mbit/s)
+    dotted lines."""
+    fig, (by_rssi, by_att) = plt.subplots(1, 2, figsize=(11.5, 4.2))
+    att = [p[0] for p in points]
+    mbps = [p[2] for p in points]
+    known = [(p[1], p[2], p[0]) for p in points if p[1] is not None]
+    values = [*mbps, *(m for _, m in model), *(floors or {}).values()]
+    lo, hi = zoomed_limits([0.0, *values])
+    rssi_of = {a: r for a, r, _ in ((p[0], p[1], p[2]) for p in points) if r is not None}
+    for ax, xs, xlabel in ((by_rssi, [k[0] for k in known], "RSSI (dBm), as the DUT reported it"),
+                           (by_att, att, "attenuation (dB)")):  # fmt: skip
+        ys = [k[1] for k in known] if ax is by_rssi else mbps
+        ax.plot(xs, ys, marker="o", color="tab:blue", linewidth=1.6, label="measured (median)", zorder=6)
+        if ax is by_att and model:
+            _reference(ax, list(model), "radio model", "tab:green", "-", width=6)
+        if ax is by_rssi and model:
+            pts = [(rssi_of[a], m) for a, m in model if a in rssi_of]
+            if pts:
+                _reference(ax, pts, "radio model", "tab:green", "-", width=6)
+        bad_x = [a if ax is by_att else rssi_of.get(a) for a in bad_db]
+        bad_y = [m for a, m in zip(att, mbps, strict=True) if a in bad_db]
+        pairs = [(x, y) for x, y in zip(bad_x, bad_y, strict=False) if x is not None]
+        if pairs:
+            ax.scatter([x for x, _ in pairs], [y for _, y in pairs], s=180, facecolors="none", edgecolors="tab:red",
+                       linewidths=2, label="bad point (> 30 % drop)", zorder=7)  # fmt: skip
+        if zero_db is not None and ax is by_att:
+            ax.axvline(zero_db, color="black", linestyle=":", linewidth=1.3, label=f"fell to zero at {zero_db:g} dB")
+        for pct, level in keeps:
+            ax.axhline(level, color="tab:gray", linestyle=":", linewidth=1, label=f"{pct:g} % of the best")
+        if floors and ax is by_rssi:
+            for rssi, floor in sorted(floors.items()):
+                ax.plot([rssi, max([rssi, *xs]) + 2], [floor, floor], color="tab:red", linestyle="--",
+                        linewidth=1.3, label=f"floor {floor:g} Mbit/s, {rssi} dBm or more")  # fmt: skip
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("goodput (Mbit/s)")
+        ax.set_ylim(lo, hi)
+        ax.grid(True, alpha=0.3)
+    by_rssi.invert_xaxis()
+    by_rssi.set_title("against RSSI", fontsize=10)
+    by_att.set_title("against attenuation", fontsize=10)
+    handles, labels = [], []
+    for ax in (by_rssi, by_att):
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.8, 0.88), fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    return _png(fig, rect=(0, 0, 0.8, 1))

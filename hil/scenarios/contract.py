@@ -22,6 +22,7 @@ from hil.plugins import import_all
 from hil.scenarios.profiles import Profile
 
 if TYPE_CHECKING:
+    from hil.config.attenuator import AttenuatorConfig
     from hil.console.dialects.capabilities import DialectInfo
     from hil.scenarios.metrics import ScenarioShape
     from hil.session import HilContext
@@ -61,6 +62,8 @@ class BenchFacts:
     full_duplex_build: str | None = None
     # the bench file's build configurations (firmware.config, or the kind's several)
     own_configs: tuple[str, ...] = ()
+    wifi: bool = False  # the DUT is a Wi-Fi station (a `wifi:` section)
+    attenuator: AttenuatorConfig | None = None  # its RF attenuator (wifi.attenuator), None: none on the bench
 
 
 @dataclass(frozen=True)

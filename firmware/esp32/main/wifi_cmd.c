@@ -187,6 +187,15 @@ static void format_link_fields(char *buf, size_t size)
              have_link ? wifi_phy_name(link.phy_11b, link.phy_11g, link.phy_11n, link.phy_lr, phy, sizeof phy)
                        : "unknown",
              (unsigned)(ip >> 24), (unsigned)(ip >> 16 & 0xff), (unsigned)(ip >> 8 & 0xff), (unsigned)(ip & 0xff));
+    if (have_link && link.radio_known) { /* the radio's own figures, where the driver gives them */
+        size_t used = strlen(buf);
+        snprintf(buf + used, size - used,
+                 " noise=%d mcs=%u phy_kbps=%lu tx_frames=%lu tx_retries=%lu tx_failed=%lu rx_frames=%lu"
+                 " rx_retries=%lu rx_failed=%lu",
+                 (int)link.noise, (unsigned)link.mcs, (unsigned long)link.phy_kbps, (unsigned long)link.tx_frames,
+                 (unsigned long)link.tx_retries, (unsigned long)link.tx_failed, (unsigned long)link.rx_frames,
+                 (unsigned long)link.rx_retries, (unsigned long)link.rx_failed);
+    }
 }
 
 /* One whole line under the lock, so that no other output lands inside it. */
@@ -200,8 +209,8 @@ static void print_locked(const char *line)
 /* "<head> status=connected source=... <link fields>" */
 static void print_connected(const char *head)
 {
-    char fields[192];
-    char line[288];
+    char fields[384];
+    char line[480];
     format_link_fields(fields, sizeof fields);
     snprintf(line, sizeof line, "%s status=connected source=%s%s\r\n", head, source_name(w.source), fields);
     print_locked(line);

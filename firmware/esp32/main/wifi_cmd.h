@@ -7,7 +7,9 @@
  *         RESULT wifi status=connected source=console ssid_hex= bssid= channel= rssi= auth= phy= ip=
  *       or, after CONFIG_HIL_WIFI_CONNECT_TIMEOUT_MS of failed attempts:
  *         ERR wifi connect failed: reason=<wifi_err_reason_t> (<NAME>) attempts=<n>
- *   wifi status      RESULT wifi status=connected ... (as above)
+ *   wifi status      RESULT wifi status=connected ... (as above; where the driver tells them, then
+ *                    noise= mcs= phy_kbps= tx_frames= tx_retries= tx_failed= rx_frames= rx_retries=
+ *                    rx_failed=: the radio's figures, counted since start)
  *                    RESULT wifi status=connecting source= ssid_hex= attempts=<n> reason=<last> name=<NAME>
  *                    RESULT wifi status=disconnected
  *   wifi disconnect  RESULT wifi status=disconnected (after "ERR wifi connect failed: aborted by wifi

@@ -52,6 +52,14 @@ struct wifi_sta_link {
     unsigned authmode; /* wifi_auth_mode_t */
     bool phy_11b, phy_11g, phy_11n, phy_lr;
     uint32_t ip; /* host byte order */
+    /* where the driver tells them (the host's radio model; false: not known, not printed) */
+    bool radio_known;
+    int8_t noise;      /* dBm */
+    uint8_t mcs;       /* 802.11n MCS index the station sends at */
+    uint32_t phy_kbps; /* that MCS's PHY rate */
+    /* frames, retries and frames lost after the last retry since start: station -> AP, AP -> station */
+    uint32_t tx_frames, tx_retries, tx_failed;
+    uint32_t rx_frames, rx_retries, rx_failed;
 };
 
 /** Creates the STA netif, starts the driver (RAM-only storage, no power save), registers events. */

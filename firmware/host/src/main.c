@@ -21,6 +21,7 @@
 #include "fw_arp_guard.h"
 #include "fw_config.h"
 #include "fw_parse.h"
+#include "fw_platform.h"
 #include "host_platform.h"
 #include "link_delay.h"
 #include "lwip/init.h"
@@ -32,6 +33,7 @@
 #ifdef FW_BRIDGE
 #include "host_bridge.h"
 #endif
+#include "wifi_air.h"
 #include "wifi_cmd.h"
 #include "wifi_sim.h"
 
@@ -55,6 +57,14 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
+/* The simulated station's air between its tap and the stack (wifi_air.h). */
+static bool air_carry(size_t len, bool outgoing)
+{
+    return wifi_air_carry(len, outgoing ? WIFI_AIR_UP : WIFI_AIR_DOWN, fw_platform_time_us());
+}
+
+static const struct tapif_air station_air = {wifi_air_free_at_us, air_carry};
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -75,6 +85,9 @@ static void usage(FILE *out)
             "                      (no --ip) and nothing passes until the station has associated\n"
             "  --wifi-sim-psk-env VAR  the simulated AP's passphrase is in environment variable VAR\n"
             "                      (default: an open network)\n"
+            "  --wifi-air FILE     the station's radio follows a path-loss model driven by an attenuator\n"
+            "                      writing \"ATTENUATION_DB [AP_DBM]\" to FILE (RSSI, MCS, retries, air time)\n"
+            "  --wifi-air-notch-db N  a planted bad point: at N dB of attenuation frames take twice the air\n"
             "  --personality NAME  speak a stock test firmware's console instead of the project's (test\n"
             "                      equipment for the suite's console dialects): %s\n",
             personality_names());
@@ -199,6 +212,7 @@ int main(int argc, char **argv)
         {"pty-link", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
         {"wifi-sim-ssid", required_argument, NULL, 'w'}, {"wifi-sim-psk-env", required_argument, NULL, 'p'},
         {"bridge-taps", required_argument, NULL, 'b'}, {"personality", required_argument, NULL, 'P'},
+        {"wifi-air", required_argument, NULL, 'a'}, {"wifi-air-notch-db", required_argument, NULL, 'N'},
         {NULL, 0, NULL, 0},
     };
     const char *tap = NULL;
@@ -206,6 +220,8 @@ int main(int argc, char **argv)
     const char *link = NULL;
     const char *sim_ssid = NULL;
     const char *sim_psk_env = NULL;
+    const char *air_file = NULL;
+    int notch_db = WIFI_AIR_NOTCH_OFF;
     uint32_t ip = 0;
     uint32_t mask = 0xffffff00u;
     uint32_t gw = 0;
@@ -241,6 +257,13 @@ int main(int argc, char **argv)
         case 'w': sim_ssid = optarg; break;
         case 'p': sim_psk_env = optarg; break;
         case 'b': bridge_taps = optarg; break;
+        case 'a': air_file = optarg; break;
+        case 'N': {
+            uint32_t v = 0;
+            if (!fw_parse_u32(optarg, 0, WIFI_SIM_AIR_ATTEN_MAX_DB, &v)) return fail("bad --wifi-air-notch-db %s (0..200)", optarg);
+            notch_db = (int)v;
+            break;
+        }
         case 'P':
             if ((personality = personality_find(optarg)) == NULL) {
                 fprintf(stderr, "hil-fw-host: bad --personality %s (one of: %s)\n", optarg, personality_names());
@@ -277,6 +300,8 @@ int main(int argc, char **argv)
     if (sim_ssid == NULL && !have_ip) return fail("%s", "--ip is required");
     if (sim_ssid != NULL && have_ip) return fail("%s", "--ip does not go with --wifi-sim-ssid: the address comes from `wifi connect`");
     if (sim_psk_env != NULL && sim_ssid == NULL) return fail("%s", "--wifi-sim-psk-env needs --wifi-sim-ssid");
+    if (air_file != NULL && sim_ssid == NULL) return fail("%s", "--wifi-air needs --wifi-sim-ssid");
+    if (notch_db != WIFI_AIR_NOTCH_OFF && air_file == NULL) return fail("%s", "--wifi-air-notch-db needs --wifi-air");
     if (personality != NULL && (sim_ssid != NULL || bridge_taps != NULL)) {
         return fail("%s", "--personality is a wired endpoint: not with --wifi-sim-ssid or --bridge-taps");
     }
@@ -355,6 +380,10 @@ int main(int argc, char **argv)
                 sim_psk_env != NULL ? sim_psk_env : "the passphrase");
         return 2;
     }
+    if (air_file != NULL) {
+        if (!wifi_sim_use_air(air_file, notch_db)) return fail("--wifi-air %s: path too long", air_file);
+        taps[0].air = &station_air;
+    }
     fw_app_set_personality(personality);
     fw_app_init(app_netif);
 
@@ -381,6 +410,11 @@ int main(int argc, char **argv)
         uint64_t air = sim_ssid != NULL ? wifi_sim_poll_delay_us() : UINT64_MAX;
         if (air < wait_us) {
             wait_us = air;
+        }
+        for (size_t i = 0; i < tap_count; i++) { /* a tap whose air is busy is read when it is free */
+            uint64_t busy = tapif_air_wait_us(&taps[i]);
+            fds[i].events = busy > 0 ? 0 : POLLIN;
+            wait_us = busy > 0 && busy < wait_us ? busy : wait_us;
         }
         struct timespec ts = {(time_t)(wait_us / 1000000u), (long)(wait_us % 1000000u) * 1000L};
         int n = ppoll(fds, nfds, &ts, NULL);

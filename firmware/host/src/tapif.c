@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fault_inject.h"
 #include "fw_config.h"
 #include "fw_netif.h"
+#include "fw_platform.h"
 #include "lwip/etharp.h"
 #include "lwip/pbuf.h"
 #include "lwip/stats.h"
@@ -59,6 +61,23 @@ static err_t tapif_output(struct netif *netif, struct pbuf *p)
         return ERR_BUF;
     }
     u16_t len = pbuf_copy_partial(p, frame, p->tot_len, 0);
+    if (t->air != NULL && !netif_is_link_up(netif)) { /* not associated: the radio sends nothing */
+        t->tx_drop++;
+        LINK_STATS_INC(link.drop);
+        return ERR_OK;
+    }
+    if (t->air != NULL) { /* the air is half duplex: wait until it is free, as the radio does */
+        uint64_t wait_us;
+        while ((wait_us = tapif_air_wait_us(t)) > 0) {
+            struct timespec ts = {(time_t)(wait_us / 1000000u), (long)(wait_us % 1000000u) * 1000L};
+            nanosleep(&ts, NULL);
+        }
+        if (!t->air->carry(len, true)) {
+            t->tx_drop++;
+            LINK_STATS_INC(link.drop); /* lost on the air after the last retry */
+            return ERR_OK;
+        }
+    }
     if (fault_on_send(t->fd, frame, len)) { /* a planted defect took it (fault_inject.h): "sent" */
         t->tx++;
         LINK_STATS_INC(link.xmit);
@@ -109,13 +128,18 @@ int tapif_poll(struct netif *netif, int max_frames)
     struct tapif *t = (struct tapif *)netif->state;
     uint8_t frame[FRAME_MAX];
     int count = 0;
-    while (count < max_frames) {
+    while (count < max_frames && tapif_air_wait_us(t) == 0) {
         ssize_t n = read(t->fd, frame, sizeof frame);
         if (n <= 0) {
             break;
         }
         count++;
         t->rx++;
+        if (t->air != NULL && !t->air->carry((size_t)n, false)) {
+            t->rx_drop++;
+            LINK_STATS_INC(link.drop); /* lost on the air after the last retry */
+            continue;
+        }
 #ifdef FW_PLANTED_DEFECT /* the host-planted build only: a defect reachable from the wire (planted_defect.h) */
         (void)fw_planted_defect_inspect(frame, (size_t)n);
 #endif
@@ -126,6 +150,16 @@ int tapif_poll(struct netif *netif, int max_frames)
         fault_after_receive();
     }
     return count;
+}
+
+uint64_t tapif_air_wait_us(const struct tapif *t)
+{
+    if (t->air == NULL) {
+        return 0;
+    }
+    uint64_t free_at = t->air->free_at_us();
+    uint64_t now = fw_platform_time_us();
+    return free_at > now ? free_at - now : 0;
 }
 
 void tapif_reset_counters(struct tapif *t)

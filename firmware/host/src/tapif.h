@@ -2,9 +2,18 @@
 #ifndef TAPIF_H
 #define TAPIF_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lwip/netif.h"
+
+/** A medium between the tap and the stack (the simulated station's air, wifi_air.h): a frame
+ *  waits until it is free, then occupies it and may be lost there. */
+struct tapif_air {
+    uint64_t (*free_at_us)(void);
+    bool (*carry)(size_t len, bool outgoing); /* false: lost on the medium */
+};
 
 /** One tap: its name and MAC (set before tapif_open), its descriptor and frame counters. */
 struct tapif {
@@ -15,6 +24,7 @@ struct tapif {
     uint32_t tx;      /* frames written to the tap */
     uint32_t rx_drop; /* frames read but dropped: no pbuf, link down */
     uint32_t tx_drop; /* frames the tap refused (its kernel queue full) or too long */
+    const struct tapif_air *air; /* NULL: frames pass straight */
 };
 
 /** Opens the tap (IFF_TAP | IFF_NO_PI, non-blocking) into t->fd. Returns the fd or -1 with a
@@ -24,8 +34,12 @@ int tapif_open(struct tapif *t);
 /** netif init callback; netif->state must point to the struct tapif. */
 err_t tapif_init(struct netif *netif);
 
-/** Reads up to max_frames waiting frames into the stack. Returns the number read. */
+/** Reads up to max_frames waiting frames into the stack (with an air: only while it is free).
+ *  Returns the number read. */
 int tapif_poll(struct netif *netif, int max_frames);
+
+/** Microseconds until the tap's air is free for the next frame (0: free, or no air). */
+uint64_t tapif_air_wait_us(const struct tapif *t);
 
 /** Zeroes the frame counters. */
 void tapif_reset_counters(struct tapif *t);

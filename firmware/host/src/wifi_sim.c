@@ -1,12 +1,18 @@
+#define _GNU_SOURCE
 #include "wifi_sim.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "esp32_config.h"
 #include "esp_err.h"
 #include "fw_out.h"
 #include "fw_parse.h"
 #include "fw_platform.h"
+#include "wifi_air.h"
 #include "wifi_cmd.h"
 #include "lwip/ip4_addr.h"
 #include "lwip/netif.h"
@@ -34,6 +40,11 @@ static struct {
     enum station state;
     struct wifi_sta_target target; /* what wifi_sta_connect was given */
     uint64_t attempt_ends_us;      /* STA_JOINING: when the attempt succeeds or fails */
+    /* the radio model (wifi_air.h), when an attenuator drives it */
+    bool air_on;
+    char air_file[WIFI_SIM_AIR_PATH_MAX];
+    uint64_t air_read_us; /* when the attenuator's file is read next */
+    uint64_t lost_since_us; /* associated, the signal below what holds the association: since when (0: not) */
     /* events for wifi_sta_next_event, oldest first */
     struct wifi_sta_event events[HIL_WIFI_EVENT_QUEUE_LEN];
     size_t ev_head;
@@ -125,7 +136,8 @@ void wifi_sta_flush_events(void)
 static uint8_t attempt_outcome(void)
 {
     const struct wifi_sta_target *t = &sim.target;
-    bool same_ssid = sim.ap_on && t->ssid_len == sim.ap_ssid_len && memcmp(t->ssid, sim.ap_ssid, t->ssid_len) == 0;
+    bool heard = sim.ap_on && (!sim.air_on || wifi_air_alive());
+    bool same_ssid = heard && t->ssid_len == sim.ap_ssid_len && memcmp(t->ssid, sim.ap_ssid, t->ssid_len) == 0;
     if (!same_ssid || (sim.ap_psk_len == 0 && t->psk_len > 0)) {
         return REASON_NO_AP_FOUND;
     }
@@ -199,25 +211,121 @@ esp_err_t wifi_sta_get_link(struct wifi_sta_link *link)
     memset(link, 0, sizeof *link);
     memcpy(link->bssid, sim_bssid, sizeof link->bssid);
     link->channel = WIFI_SIM_CHANNEL;
-    link->rssi = WIFI_SIM_RSSI_DBM;
+    link->rssi = sim.air_on ? (int8_t)wifi_air_rssi() : WIFI_SIM_RSSI_DBM;
     link->authmode = sim.ap_psk_len > 0 ? AUTH_WPA2_PSK : AUTH_OPEN;
     link->phy_11b = link->phy_11g = link->phy_11n = true;
     link->ip = lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(sim.netif)));
+    if (sim.air_on) {
+        struct wifi_air_counts up, down;
+        wifi_air_counts(&up, &down);
+        link->radio_known = true;
+        link->noise = WIFI_AIR_NOISE_DBM;
+        link->mcs = (uint8_t)wifi_air_mcs();
+        link->phy_kbps = wifi_air_mcs_table[link->mcs].phy_kbps;
+        link->tx_frames = up.frames;
+        link->tx_retries = up.retries;
+        link->tx_failed = up.failed;
+        link->rx_frames = down.frames;
+        link->rx_retries = down.retries;
+        link->rx_failed = down.failed;
+    }
     return ESP_OK;
+}
+
+bool wifi_sim_use_air(const char *path, int notch_db)
+{
+    if (strlen(path) >= sizeof sim.air_file) {
+        return false;
+    }
+    wifi_air_reset();
+    wifi_air_set_notch(notch_db);
+    strcpy(sim.air_file, path);
+    sim.air_on = true;
+    sim.air_read_us = 0;
+    return true;
+}
+
+/* The attenuator's file: "ATTENUATION_DB [AP_DBM]". Missing, empty or being replaced: the air
+ * stays as it was; malformed: said on stderr once per change, the air stays as it was. */
+static void read_air_file(void)
+{
+    char text[WIFI_SIM_AIR_TEXT_MAX + 1];
+    int fd = open(sim.air_file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return;
+    }
+    ssize_t n = read(fd, text, WIFI_SIM_AIR_TEXT_MAX);
+    close(fd);
+    if (n <= 0) {
+        return;
+    }
+    text[n] = '\0';
+    char *end = NULL;
+    double atten = strtod(text, &end);
+    double ap = WIFI_AIR_AP_DBM_DEFAULT;
+    char *rest = end;
+    if (end != text) {
+        ap = strtod(rest, &end);
+        if (end == rest) {
+            ap = WIFI_AIR_AP_DBM_DEFAULT;
+        }
+    }
+    static char last_bad[WIFI_SIM_AIR_TEXT_MAX + 1];
+    bool ok = end != text && atten >= 0.0 && atten <= WIFI_SIM_AIR_ATTEN_MAX_DB && ap >= WIFI_SIM_AIR_AP_MIN_DBM &&
+              ap <= WIFI_SIM_AIR_AP_MAX_DBM;
+    if (!ok) {
+        if (strcmp(last_bad, text) != 0) {
+            fprintf(stderr, "hil-fw-host: %s: not \"ATTENUATION_DB [AP_DBM]\" within 0..%d dB, %d..%d dBm\n", sim.air_file,
+                    WIFI_SIM_AIR_ATTEN_MAX_DB, WIFI_SIM_AIR_AP_MIN_DBM, WIFI_SIM_AIR_AP_MAX_DBM);
+            strcpy(last_bad, text);
+        }
+        return;
+    }
+    last_bad[0] = '\0';
+    wifi_air_set(atten, ap);
+}
+
+/* The radio: the attenuator's file every WIFI_SIM_AIR_READ_MS; an association the signal no longer
+ * holds ends after WIFI_SIM_BEACON_TIMEOUT_MS without beacons. */
+static void follow_air(uint64_t now)
+{
+    if (now >= sim.air_read_us) {
+        read_air_file();
+        sim.air_read_us = now + 1000u * WIFI_SIM_AIR_READ_MS;
+    }
+    if (sim.state != STA_ASSOCIATED || wifi_air_alive()) {
+        sim.lost_since_us = 0;
+        return;
+    }
+    if (sim.lost_since_us == 0) {
+        sim.lost_since_us = now;
+    } else if (now - sim.lost_since_us >= 1000u * WIFI_SIM_BEACON_TIMEOUT_MS) {
+        sim.lost_since_us = 0;
+        leave(REASON_BEACON_TIMEOUT);
+    }
 }
 
 uint64_t wifi_sim_poll_delay_us(void)
 {
-    if (sim.state != STA_JOINING) {
-        return UINT64_MAX;
-    }
     uint64_t now = fw_platform_time_us();
-    return sim.attempt_ends_us > now ? sim.attempt_ends_us - now : 0;
+    uint64_t delay = UINT64_MAX;
+    if (sim.state == STA_JOINING) {
+        delay = sim.attempt_ends_us > now ? sim.attempt_ends_us - now : 0;
+    }
+    if (sim.air_on) {
+        uint64_t air = sim.air_read_us > now ? sim.air_read_us - now : 0;
+        delay = air < delay ? air : delay;
+    }
+    return delay;
 }
 
 void wifi_sim_poll(void)
 {
-    if (sim.state != STA_JOINING || fw_platform_time_us() < sim.attempt_ends_us) {
+    uint64_t now = fw_platform_time_us();
+    if (sim.air_on) {
+        follow_air(now);
+    }
+    if (sim.state != STA_JOINING || now < sim.attempt_ends_us) {
         return;
     }
     uint8_t reason = attempt_outcome(); /* the air may have changed during the attempt */

@@ -13,6 +13,7 @@
  *   - otherwise CONNECTED: the netif gets the static address and its link goes up;
  *   - leaving a connected network: DISCONNECTED, reason 8 ASSOC_LEAVE; a drop: the given reason.
  * Association and failures take WIFI_SIM_JOIN_MS / WIFI_SIM_FAIL_MS of simulated air time.
+ * Without an attenuator (wifi_sim_use_air) the radio is ideal: RSSI WIFI_SIM_RSSI_DBM, no air time.
  */
 #ifndef WIFI_SIM_H
 #define WIFI_SIM_H
@@ -29,6 +30,13 @@
 #define WIFI_SIM_CHANNEL 6
 #define WIFI_SIM_RSSI_DBM (-47)
 #define WIFI_SIM_USAGE "ap on|off | drop REASON"
+#define WIFI_SIM_BEACON_TIMEOUT_MS 1000 /* the signal gone this long: the association ends */
+#define WIFI_SIM_AIR_READ_MS 20         /* the attenuator's file is read this often */
+#define WIFI_SIM_AIR_PATH_MAX 256
+#define WIFI_SIM_AIR_TEXT_MAX 63
+#define WIFI_SIM_AIR_ATTEN_MAX_DB 200
+#define WIFI_SIM_AIR_AP_MIN_DBM (-30)
+#define WIFI_SIM_AIR_AP_MAX_DBM 40
 
 struct netif;
 
@@ -38,6 +46,15 @@ struct netif;
  * printable characters) is invalid.
  */
 bool wifi_sim_init(struct netif *netif, const char *ssid, const char *psk);
+
+/**
+ * The station's radio follows the model of wifi_air.h, driven by an attenuator that writes
+ * "ATTENUATION_DB [AP_DBM]" to `path` (the virtual attenuator, hil/tools/virtual_attenuator.py):
+ * RSSI, MCS and the radio's counters in `wifi status`, the AP heard only while the signal holds
+ * an association, a lost signal ending it after WIFI_SIM_BEACON_TIMEOUT_MS. `notch_db`: the
+ * planted bad point (WIFI_AIR_NOTCH_OFF: none). False when the path is too long.
+ */
+bool wifi_sim_use_air(const char *path, int notch_db);
 
 /** Microseconds until the simulation's next step (an attempt ending); UINT64_MAX when none. */
 uint64_t wifi_sim_poll_delay_us(void);

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from hil.config.sections import NetworkConfig, WifiConfig
@@ -24,6 +25,26 @@ class LinkFacts(Protocol):
 
     def as_fields(self) -> dict[str, object]: ...
     def describe(self) -> str: ...
+
+
+RADIO_COUNTS = ("tx_frames", "tx_retries", "tx_failed", "rx_frames", "rx_retries", "rx_failed")
+
+
+@dataclass(frozen=True)
+class RadioReading:
+    """What a Wi-Fi DUT's console tells of its radio now; None where it does not tell."""
+
+    associated: bool
+    rssi_dbm: int | None = None
+    noise_dbm: int | None = None
+    mcs: int | None = None
+    phy_mbps: float | None = None
+    counts: dict[str, int] | None = None  # RADIO_COUNTS since the radio started
+    source: str = ""  # the console command it came from
+
+    def as_fields(self) -> dict[str, object]:
+        fields = {"rssi_dbm": self.rssi_dbm, "noise_dbm": self.noise_dbm, "mcs": self.mcs, "phy_mbps": self.phy_mbps}
+        return {k: v for k, v in fields.items() if v is not None}
 
 
 class DialectDriver(Protocol):
@@ -59,6 +80,11 @@ class DialectDriver(Protocol):
     def join_wifi(self, wifi: WifiConfig, net: NetworkConfig, joined: LinkFacts | None) -> LinkFacts:
         """Joins the access point `wifi` with the bench file's address (a Wi-Fi station), with
         retries; `joined`: what the DUT reported since it was last flashed (None: nothing yet)."""
+        ...
+
+    def radio(self, wifi: WifiConfig) -> RadioReading:
+        """The Wi-Fi station's radio now: association, RSSI and, where the console gives them, the
+        noise, the MCS and PHY rate, the frames, retries and losses counted since start."""
         ...
 
     def facts(self) -> dict[str, object]:

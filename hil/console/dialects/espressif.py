@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from hil.config.sections import NetworkConfig, WifiConfig
 from hil.console.dialects import espressif_format as fmt
 from hil.console.dialects import espressif_wifi
-from hil.console.dialects.base import LinkFacts, collect, quiet_read
+from hil.console.dialects.base import LinkFacts, RadioReading, collect, quiet_read
 from hil.console.dialects.capabilities import DialectInfo, NotApplicable
 from hil.console.dialects.espressif_wifi import EspWifiLink
 from hil.console.dialects.registry import register_dialect
@@ -159,6 +159,12 @@ class EspressifDriver:
         if isinstance(joined, EspWifiLink):
             return joined
         return espressif_wifi.join(self, wifi, net)
+
+    def radio(self, wifi: WifiConfig) -> RadioReading:
+        """The AP's RSSI from the example's scan (as ESP-IDF's own CI reads it at each attenuation);
+        the example tells nothing of its MCS or retries."""
+        rssi = espressif_wifi.scan(self, wifi.ssid)
+        return RadioReading(rssi is not None, rssi_dbm=rssi, source="scan")
 
     # --- ping -------------------------------------------------------------------------------
     def ping_missing(self) -> str | None:

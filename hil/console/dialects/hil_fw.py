@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Literal
 
 from hil.config.sections import NetworkConfig, WifiConfig
-from hil.console.dialects.base import LinkFacts
+from hil.console.dialects.base import LinkFacts, RadioReading
 from hil.console.dialects.capabilities import FEATURES, DialectInfo
 from hil.console.dialects.hil_fw_wifi import WifiLink, ensure_connected
+from hil.console.dialects.hil_fw_wifi import radio as wifi_radio
 from hil.console.dialects.registry import register_dialect
 from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
@@ -70,6 +71,9 @@ class HilFwDriver:
     def join_wifi(self, wifi: WifiConfig, net: NetworkConfig, joined: LinkFacts | None) -> WifiLink:
         """`wifi status` first: joins unless already joined with the bench file's SSID and address."""
         return ensure_connected(self.console, wifi, net)
+
+    def radio(self, wifi: WifiConfig) -> RadioReading:
+        return wifi_radio(self.console)
 
     def stats(self) -> tuple[str | None, dict[str, int] | None]:
         fields = self.console.run_ok("stats", 10).fields

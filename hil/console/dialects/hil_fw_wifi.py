@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 from hil.config.sections import NetworkConfig, WifiConfig
+from hil.console.dialects.base import RADIO_COUNTS, RadioReading
 from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
 from hil.errors import ConsoleTimeout, DutError
@@ -65,6 +66,27 @@ def _connected_as_wanted(final: FinalLine, wifi: WifiConfig, net: NetworkConfig)
     f = final.fields
     wanted = {"status": "connected", "ssid_hex": wifi.ssid.encode().hex(), "ip": net.dut_ip}
     return all(f.get(k) == v for k, v in wanted.items())
+
+
+def radio(console: ConsoleDriver) -> RadioReading:
+    """`wifi status`: RSSI of the association, and the radio's noise, MCS, PHY rate and counts where
+    the driver gives them (the host firmware's radio model; an ESP32 board: RSSI only)."""
+    f = status(console).fields
+    if f.get("status") != "connected":
+        return RadioReading(False, source="wifi status")
+    try:
+        counts = {k: int(f[k]) for k in RADIO_COUNTS} if all(k in f for k in RADIO_COUNTS) else None
+        return RadioReading(
+            True,
+            rssi_dbm=int(f["rssi"]),
+            noise_dbm=int(f["noise"]) if "noise" in f else None,
+            mcs=int(f["mcs"]) if "mcs" in f else None,
+            phy_mbps=int(f["phy_kbps"]) / 1000 if "phy_kbps" in f else None,
+            counts=counts,
+            source="wifi status",
+        )
+    except (KeyError, ValueError) as exc:
+        raise DutError(f"malformed `wifi status` reply from the DUT: {exc} in {f}") from None
 
 
 def status(console: ConsoleDriver, timeout_s: float = 5.0) -> FinalLine:

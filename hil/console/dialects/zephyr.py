@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from hil.config.sections import NetworkConfig, WifiConfig
 from hil.console.dialects import zperf_format as fmt
-from hil.console.dialects.base import LinkFacts, collect, quiet_read
+from hil.console.dialects.base import LinkFacts, RadioReading, collect, quiet_read
 from hil.console.dialects.capabilities import DialectInfo, NotApplicable
 from hil.console.dialects.registry import register_dialect
 from hil.console.driver import ConsoleDriver
@@ -95,6 +95,9 @@ class ZperfDriver:
 
     def join_wifi(self, wifi: WifiConfig, net: NetworkConfig, joined: LinkFacts | None) -> LinkFacts:
         raise NotApplicable("the suite drives Zephyr's zperf sample as a wired endpoint: it has no Wi-Fi join for it")
+
+    def radio(self, wifi: WifiConfig) -> RadioReading:
+        raise NotApplicable("the suite drives Zephyr's zperf sample as a wired endpoint: no Wi-Fi radio to read")
 
     def ping_missing(self) -> str | None:
         return None
