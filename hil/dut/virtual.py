@@ -36,6 +36,8 @@ PERSONALITIES: dict[str, tuple[str, ...]] = {
     "espressif-iperf": ("espressif-iperf-cmd", "espressif-v4"),
     "zephyr-zperf": ("zephyr-zperf",),
 }
+# the stock dialects whose personality has the firmware's Wi-Fi commands (esp_wifi_personality.h)
+WIFI_PERSONALITIES = ("espressif-iperf",)
 Personality = Literal[tuple(p for names in PERSONALITIES.values() for p in names)]  # type: ignore[valid-type]
 
 
@@ -68,10 +70,14 @@ class VirtualDutConfig(KindSection):
                 f"personality {self.personality!r} does not speak console.dialect {self.console.dialect!r}"
                 + (f" (it has {' or '.join(fits)})" if fits else " (the project's firmware has no personality)")
             )
-        if self.stock_firmware and (self.wifi is not None or self.role == "in_path"):
+        if self.stock_firmware and self.role == "in_path":
             raise ValueError(
-                f"console.dialect {self.console.dialect!r} on the virtual bench is a wired endpoint: "
-                "no wifi:, no role in_path"
+                f"console.dialect {self.console.dialect!r} on the virtual bench is an endpoint: no role in_path"
+            )
+        if self.stock_firmware and self.wifi is not None and self.console.dialect not in WIFI_PERSONALITIES:
+            raise ValueError(
+                f"console.dialect {self.console.dialect!r} on the virtual bench is a wired endpoint: no wifi: "
+                f"(the simulated station speaks {', '.join(WIFI_PERSONALITIES)} among the stock dialects)"
             )
         return self
 

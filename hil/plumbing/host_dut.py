@@ -41,9 +41,12 @@ class HostDutSpec:
     wifi_air_notch_db: int | None = None  # the planted bad point (--wifi-air-notch-db)
 
     def address_args(self) -> list[str]:
+        """The address (a station: the project's firmware takes it from `wifi connect`; a stock
+        personality's from the simulated AP's DHCP, which leases this one)."""
+        address = ["--ip", self.ip, "--netmask", self.netmask]
         if self.wifi_sim_ssid is None:
-            return ["--ip", self.ip, "--netmask", self.netmask]
-        return ["--wifi-sim-ssid", self.wifi_sim_ssid,
+            return address
+        return [*(address if self.personality is not None else []), "--wifi-sim-ssid", self.wifi_sim_ssid,
                 *(["--wifi-sim-psk-env", self.wifi_sim_psk_env] if self.wifi_sim_psk_env else [])]  # fmt: skip
 
 

@@ -10,21 +10,20 @@ takes, and that the passphrase reaches nothing but the serial line."""
 from __future__ import annotations
 
 import secrets
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from pytest_embedded.dut_factory import DutFactory
 
-from hil.config.sections import NetworkConfig, WifiConfig
+from hil.config.sections import WifiConfig
 from hil.console.dialects.hil_fw_wifi import connect, disconnect, ensure_connected, status
 from hil.console.embedded_console import EmbeddedConsole
 from hil.errors import DutError
 from hil.paths import host_firmware
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec
 from hil.plumbing.netns import TAP, VirtualTopology
-from hil.tools.ping import ping_argv
+from tests.support.host_dut import SimulatedStation
 
 pytestmark = pytest.mark.virtual_bench
 
@@ -33,22 +32,14 @@ AP_PSK_ENV = "HIL_TEST_SIM_AP_PSK"  # what the simulated AP expects
 SENT_PSK_ENV = "HIL_TEST_SENT_PSK"  # what the suite sends
 
 
-class Station:
+class Station(SimulatedStation):
+    ssid, psk_env = AP_SSID, SENT_PSK_ENV
+
     def __init__(self, console: EmbeddedConsole, process: HostDutProcess, topo: VirtualTopology, psk: str) -> None:
+        super().__init__(topo)
         self.console = console
         self.process = process
-        self.topo = topo
         self.psk = psk
-        self.net = NetworkConfig(pc_ip=topo.config.pc_ip, dut_ip=topo.config.dut_ip)
-
-    def wifi(self, **kwargs: object) -> WifiConfig:
-        args: dict[str, object] = {"ssid": AP_SSID, "psk_env": SENT_PSK_ENV, "connect_attempts": 1,
-                                   "connect_timeout_s": 3.0, **kwargs}  # fmt: skip
-        return WifiConfig.model_validate(args)
-
-    def pings(self) -> bool:
-        argv = ping_argv(self.topo.exec_prefix(self.topo.pc_ns), self.net.dut_ip, count=1, interval_s=None)
-        return subprocess.run(argv, capture_output=True, check=False).returncode == 0
 
 
 @pytest.fixture

@@ -61,6 +61,10 @@ struct fw_personality {
     void (*banner)(void); /* what the firmware prints at boot (no BOOT line) */
 };
 
+/** Commands a personality's console has after its own (kept by pointer; one table, at most
+ *  FW_APP_MAX_COMMANDS / 2 commands): the host's Espressif Wi-Fi commands. Call before fw_app_init. */
+bool fw_app_add_personality_commands(const struct fw_cmd *cmds, size_t count);
+
 /** Sets the personality (kept by pointer; NULL: the project's own console). Call before fw_app_init. */
 void fw_app_set_personality(const struct fw_personality *personality);
 

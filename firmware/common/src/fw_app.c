@@ -189,6 +189,21 @@ bool fw_app_add_commands(const struct fw_cmd *cmds, size_t count)
     return fw_app_add_module(&module);
 }
 
+/* A port's commands for a personality (e.g. the Espressif example's Wi-Fi commands): the
+ * personality's console has them after its own, and no other port command. */
+static const struct fw_cmd *personality_extra;
+static size_t personality_extra_count;
+
+bool fw_app_add_personality_commands(const struct fw_cmd *cmds, size_t count)
+{
+    if (personality_extra != NULL || count > FW_APP_MAX_COMMANDS / 2) {
+        return false;
+    }
+    personality_extra = cmds;
+    personality_extra_count = count;
+    return true;
+}
+
 static void table_append(const struct fw_cmd *cmds, size_t n)
 {
     if (n == 0) {
@@ -218,6 +233,7 @@ static void personality_init(void)
     for (size_t m = 0; m < personality->module_count; m++) {
         table_append(personality->modules[m]->cmds, personality->modules[m]->cmd_count);
     }
+    table_append(personality_extra, personality_extra_count);
     fw_console_init(commands, command_count);
     fw_console_set_style(personality->console);
     personality->banner();

@@ -51,9 +51,7 @@ static enum esp_version version;
 
 /* ---- ESP_LOGx: "X (ms) tag: text" in the log colours (CONFIG_LOG_COLORS=y) ------------------ */
 
-static void esp_log(char level, const char *tag, const char *fmt, ...) FW_PRINTF(3, 4);
-
-static void esp_log(char level, const char *tag, const char *fmt, ...)
+void esp_log(char level, const char *tag, const char *fmt, ...)
 {
     char text[FW_OUT_LINE_MAX / 2];
     va_list ap;

@@ -33,6 +33,7 @@
 #ifdef FW_BRIDGE
 #include "host_bridge.h"
 #endif
+#include "esp_wifi_personality.h"
 #include "wifi_air.h"
 #include "wifi_cmd.h"
 #include "wifi_sim.h"
@@ -89,7 +90,8 @@ static void usage(FILE *out)
             "                      writing \"ATTENUATION_DB [AP_DBM]\" to FILE (RSSI, MCS, retries, air time)\n"
             "  --wifi-air-notch-db N  a planted bad point: at N dB of attenuation frames take twice the air\n"
             "  --personality NAME  speak a stock test firmware's console instead of the project's (test\n"
-            "                      equipment for the suite's console dialects): %s\n",
+            "                      equipment for the suite's console dialects): %s; an Espressif one\n"
+            "                      with --wifi-sim-ssid has the example's Wi-Fi commands, --ip is its DHCP lease\n",
             personality_names());
 }
 
@@ -298,17 +300,26 @@ int main(int argc, char **argv)
         tap_count = 1;
     }
     if (sim_ssid == NULL && !have_ip) return fail("%s", "--ip is required");
-    if (sim_ssid != NULL && have_ip) return fail("%s", "--ip does not go with --wifi-sim-ssid: the address comes from `wifi connect`");
+    if (sim_ssid != NULL && have_ip && personality == NULL) {
+        return fail("%s", "--ip does not go with --wifi-sim-ssid: the address comes from `wifi connect`");
+    }
+    if (sim_ssid != NULL && personality != NULL && !have_ip) {
+        return fail("%s", "--ip is required with --personality and --wifi-sim-ssid: the address the simulated AP's DHCP leases");
+    }
     if (sim_psk_env != NULL && sim_ssid == NULL) return fail("%s", "--wifi-sim-psk-env needs --wifi-sim-ssid");
     if (air_file != NULL && sim_ssid == NULL) return fail("%s", "--wifi-air needs --wifi-sim-ssid");
     if (notch_db != WIFI_AIR_NOTCH_OFF && air_file == NULL) return fail("%s", "--wifi-air-notch-db needs --wifi-air");
-    if (personality != NULL && (sim_ssid != NULL || bridge_taps != NULL)) {
-        return fail("%s", "--personality is a wired endpoint: not with --wifi-sim-ssid or --bridge-taps");
+    if (personality != NULL && bridge_taps != NULL) return fail("%s", "--personality is an endpoint: not with --bridge-taps");
+    if (personality != NULL && sim_ssid != NULL && strncmp(personality->name, "espressif", 9) != 0) {
+        return fail("%s", "--wifi-sim-ssid with a personality: only the Espressif ones have Wi-Fi commands");
     }
     const char *sim_psk = "";
     if (sim_psk_env != NULL && (sim_psk = getenv(sim_psk_env)) == NULL) return fail("--wifi-sim-psk-env: %s is not set", sim_psk_env);
-    if (sim_ssid != NULL && !fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT)) {
+    if (sim_ssid != NULL && personality == NULL && !fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT)) {
         return fail("%s", "no room for the wifi commands (FW_APP_MAX_COMMANDS)");
+    }
+    if (sim_ssid != NULL && personality != NULL && !esp_wifi_personality_install(personality->name, ip, mask, gw)) {
+        return fail("%s", "no room for the personality's Wi-Fi commands");
     }
 
     struct host_console con = {STDIN_FILENO, STDOUT_FILENO, -1};
@@ -443,7 +454,11 @@ int main(int argc, char **argv)
         host_core_unlock();
         if (sim_ssid != NULL) { /* the Wi-Fi work runs without the lock (it takes it to print) */
             wifi_sim_poll();
-            wifi_cmd_service();
+            if (personality != NULL) {
+                esp_wifi_personality_service();
+            } else {
+                wifi_cmd_service();
+            }
         }
         if (stdin_closed && !fw_test_running()) {
             break;

@@ -232,6 +232,17 @@ esp_err_t wifi_sta_get_link(struct wifi_sta_link *link)
     return ESP_OK;
 }
 
+bool wifi_sim_scan(const char *ssid, int *rssi)
+{
+    bool heard = sim.ap_on && (!sim.air_on || wifi_air_alive());
+    size_t len = strlen(ssid);
+    if (!heard || len != sim.ap_ssid_len || memcmp(ssid, sim.ap_ssid, len) != 0) {
+        return false;
+    }
+    *rssi = sim.air_on ? wifi_air_rssi() : WIFI_SIM_RSSI_DBM;
+    return true;
+}
+
 bool wifi_sim_use_air(const char *path, int notch_db)
 {
     if (strlen(path) >= sizeof sim.air_file) {

@@ -56,6 +56,9 @@ bool wifi_sim_init(struct netif *netif, const char *ssid, const char *psk);
  */
 bool wifi_sim_use_air(const char *path, int notch_db);
 
+/** A scan for `ssid`: true with the AP's RSSI when an AP of that SSID is heard now. */
+bool wifi_sim_scan(const char *ssid, int *rssi);
+
 /** Microseconds until the simulation's next step (an attempt ending); UINT64_MAX when none. */
 uint64_t wifi_sim_poll_delay_us(void);
 
