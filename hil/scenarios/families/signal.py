@@ -115,8 +115,10 @@ def _attenuated(hil: HilContext, cfg: AttenuatorConfig) -> Iterator[Attenuator]:
         if dut_ns is None:
             raise BenchError("wifi.attenuator.virtual: the bench has no DUT namespace for the simulated AP's queue")
         queue = ["ip", "netns", "exec", dut_ns, "tc", "qdisc"]
-        subprocess.run([*queue, "replace", "dev", TAP, "root", "pfifo", "limit", str(AP_QUEUE_FRAMES)], check=True,
-                       capture_output=True)  # fmt: skip
+        done = subprocess.run([*queue, "replace", "dev", TAP, "root", "pfifo", "limit", str(AP_QUEUE_FRAMES)],
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        if done.returncode != 0:
+            raise BenchError(f"the simulated AP's queue (tc qdisc on {TAP} in {dut_ns}): {done.stderr.strip()}")
     try:
         with held(cfg, air_file) as unit:
             yield unit
@@ -241,6 +243,9 @@ def sweep(hil: HilContext, stream: str) -> None:
     findings = analyse(stream, steps, cfg.expected_range_db, floors)
     _report(hil, stream, cfg, records, steps, findings, floors)
     measured = [r for r, s in zip(records, steps, strict=True) if not s.zero]
+    for r in records[len(measured) :]:  # the step it fell to zero at: the sweep's rule judges it
+        r.extra["no_criterion"] = "the stream fell to zero here: the fall-to-zero rule judges the sweep"
+        hil.recorder.set_verdict(r, "no criterion")
     failures = findings.failures()
     try:
         check(hil, "signal", measured)
