@@ -17,6 +17,7 @@ BAD_DROP_PCT = 30.0
 BAD_FROM_DBM = -75
 BAD_MIN_MBPS = 10.0
 ZERO_MBPS = 0.05  # a step carrying less has fallen to zero
+ZERO_ABOVE_DBM = -88  # ESP-IDF's CI: a fall to zero at a stronger RSSI fails (where the bench gives no range)
 KEEPS_PCT = (50.0, 10.0)
 FLOOR_KEY = re.compile(r"^(?P<stream>(?:tcp|udp)-dut_(?:tx|rx))@(?P<rssi>-\d+)dBm$")
 
@@ -57,10 +58,13 @@ class Findings:
             missed = self.largest_drop_pct > BAD_DROP_PCT
             parts.append(f"largest drop {self.largest_drop_pct:.0f} % {'>' if missed else '<='} {BAD_DROP_PCT:g} %"
                          + (" MISSED" if missed else ""))  # fmt: skip
+        zero = self.fell_to_zero_db
+        shown = f"{zero:g} dB" if zero is not None else "never"
         if self.expected_range_db is not None:
-            zero = self.fell_to_zero_db
-            shown = f"{zero:g} dB" if zero is not None else "never"
             parts.append(f"fell to zero {shown} {'<' if self.fell_early else '>='} {self.expected_range_db:g} dB"
+                         + (" MISSED" if self.fell_early else ""))  # fmt: skip
+        else:
+            parts.append(f"fell to zero {shown}, {'not ' if not self.fell_early else ''}above {ZERO_ABOVE_DBM} dBm"
                          + (" MISSED" if self.fell_early else ""))  # fmt: skip
         parts += self.floors_met + [f.removeprefix("BELOW THRESHOLD: ") + " MISSED" for f in self.floors_missed]
         return ", ".join(parts)
@@ -132,11 +136,18 @@ def analyse(
     zero = next((s for s in steps if s.zero), None)
     if zero is not None:
         f.fell_to_zero_db = zero.atten_db
+        why = "no association" if not zero.associated else f"{zero.mbps:.3f} Mbit/s"
+        rssi = rssi_at(steps, zero)
         if expected_range_db is not None and zero.atten_db < expected_range_db:
-            why = "no association" if not zero.associated else f"{zero.mbps:.3f} Mbit/s"
             f.fell_early = (
                 f"FALL TO ZERO: {stream} at {zero.atten_db:g} dB ({why}), before the bench's expected range of "
                 f"{expected_range_db:g} dB"
+            )
+        elif expected_range_db is None and (rssi is None or rssi > ZERO_ABOVE_DBM):
+            # no range given: ESP-IDF's rule, nothing may fall to zero at a signal stronger than -88 dBm
+            shown = f"{rssi} dBm" if rssi is not None else "no RSSI reported before it"
+            f.fell_early = (
+                f"FALL TO ZERO: {stream} at {zero.atten_db:g} dB ({why}, {shown}), above {ZERO_ABOVE_DBM} dBm"
             )
     for rssi_floor, mbps in sorted(floors.items(), reverse=True):
         covered = [(s, rssi_at(steps, s)) for s in steps]

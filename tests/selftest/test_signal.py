@@ -73,6 +73,11 @@ def test_the_fall_to_zero_before_the_expected_range_fails() -> None:
     early = analyse("tcp-dut_tx", steps, 30, {})
     assert early.fell_to_zero_db == 20 and early.fell_early is not None and "before the bench's" in early.fell_early
     assert analyse("tcp-dut_tx", steps, 20, {}).fell_early is None
+    # no range on the bench: ESP-IDF's rule, nothing falls to zero at a signal stronger than -88 dBm
+    no_range = analyse("tcp-dut_tx", steps, None, {})
+    assert no_range.fell_early == "FALL TO ZERO: tcp-dut_tx at 20 dB (no association, -60 dBm), above -88 dBm"
+    weak = _steps((0, -70, 30), (10, -80, 29), (20, None, 0))
+    assert analyse("tcp-dut_tx", weak, None, {}).fell_early is None  # -90 dBm, extrapolated
     assert early.keeps == {50.0: (10, -50), 10.0: (10, -50)}
     assert "falls to zero at 20 dB" in early.summary()
 
