@@ -665,7 +665,9 @@ def _attach_service(key: str, state: str, outcome: StateOutcome, served: list[Se
     for s in served:
         wait = (f"served {s.delay_ms:.0f} ms beyond its normal time ({s.normal_s:.2f} s)" if s.delay_ms is not None
                 else "NOT SERVED")  # fmt: skip
-        lines.append(f"  {s.who}: {wait} ({s.tries} tries{'; last error: ' + s.last_error if s.last_error else ''})")
+        bench = f", {s.bench_tries} the bench's (its server did not start; not counted)" if s.bench_tries else ""
+        error = f"; last error: {s.last_error}" if s.last_error else ""
+        lines.append(f"  {s.who}: {wait} ({s.tries} tries{bench}{error})")
     attach_text(f"{key}: time to serve and the DUT's figures", "\n".join(lines))
 
 
