@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import allure
 
 from hil.errors import BenchError, DutError
+from hil.session import which_down
 from hil.step_clock import timed
 from hil.tools.ping import answers_ping, check_forwarding
 from hil.tools.watched_run import Stopped
@@ -50,6 +51,20 @@ def attach_dut_stats(ctx: HilContext, name: str, reading: Stats | None = None) -
     if text is not None:
         attach_text(name, text)
     return counters
+
+
+def attach_behind_stats(ctx: HilContext, when: str) -> None:
+    """The DUT behind's own counters (a bench of two DUTs), as evidence beside the run's DUT's."""
+    behind = ctx.behind
+    if behind is None or behind.driver is None or not behind.adapter.alive():
+        return
+    try:
+        with timed("evidence: the DUT behind's stats attached"):
+            text, _ = behind.driver.stats()
+    except Exception as exc:  # evidence collection must not hide the test's own failure
+        text = f"could not read: {exc}"
+    if text is not None:
+        attach_text(f"DUT {behind.config.name} (behind) stats {when}", text)
 
 
 def redacted(text: str, config: DutBase) -> str:
@@ -133,6 +148,7 @@ def attach_after(ctx: HilContext) -> None:
         attach_wire(ctx)
     except Exception as exc:  # evidence collection must not hide the test's own failure
         attach_text("wire: capture", f"could not finish the case's capture: {exc}")
+    _attach_behind_after(ctx)
     adapter = ctx.dut.adapter
     if ctx.dut.console is None:  # a black box: what its program said
         attach_text("DUT program log", adapter.process_log()[-LOG_TAIL:])
@@ -145,6 +161,43 @@ def attach_after(ctx: HilContext) -> None:
     if logfile and os.path.exists(logfile):
         with timed("evidence: console log attached"):
             attach_text("DUT console log", redacted(Path(logfile).read_text(errors="replace"), ctx.dut.config))
+
+
+def _attach_behind_after(ctx: HilContext) -> None:
+    """The DUT behind after the case: its counters, or its program's log when it died, and its console log."""
+    behind = ctx.behind
+    if behind is None:
+        return
+    name = f"DUT {behind.config.name} (behind)"
+    if behind.adapter.alive():
+        attach_behind_stats(ctx, "after")
+    else:
+        attach_text(f"{name} process log (down)", behind.adapter.process_log()[-LOG_TAIL:])
+    logfile = getattr(behind.embedded, "logfile", None)
+    if logfile and os.path.exists(logfile):
+        attach_text(f"{name} console log", redacted(Path(logfile).read_text(errors="replace"), behind.config))
+
+
+def behind_unresponsive(ctx: HilContext) -> str | None:
+    """With a DUT behind the run's DUT: which DUT is to blame for a failed tool, named (either one
+    stopped; the DUT behind's console no longer answers; the PC's ping no longer reaches it through
+    the DUT in the path, whose own address still answers or not); None when both answer."""
+    assert ctx.behind is not None
+    if (down := which_down(ctx.dut, ctx.behind)) is not None:
+        return down
+    behind, front = ctx.behind, ctx.dut.config
+    if behind.driver is not None:
+        try:
+            behind.driver.abort_running()
+            behind.driver.identify(CONSOLE_ANSWER_S)
+        except (DutError, BenchError, OSError) as exc:
+            return f"DUT {behind.config.name} (behind) no longer answers its console ({exc})"
+    if not answers_ping(ctx.pc_side.netns_prefix, ctx.far_end.ip):
+        if answers_ping(ctx.pc_side.netns_prefix, front.network.dut_ip):
+            return (f"the PC's ping no longer reaches DUT {behind.config.name} at {ctx.far_end.ip} through DUT "
+                    f"{front.name}, which answers at its own address (the DUT behind at its console)")  # fmt: skip
+        return f"DUT {front.name} (in the path) no longer answers the PC's ping at {front.network.dut_ip}"
+    return None
 
 
 def dut_stopped_forwarding(ctx: HilContext) -> str | None:
@@ -166,6 +219,8 @@ def dut_unresponsive(ctx: HilContext) -> str | None:
     .TOOL_FAILED): a DUT in the path that stopped forwarding or died; an endpoint DUT whose program
     stopped, whose console no longer answers, or that no longer answers the PC's ping. None when it
     still answers all of them: the tool's failure is then the bench's."""
+    if ctx.behind is not None:
+        return behind_unresponsive(ctx)
     if ctx.far_end.behind_dut:
         return dut_stopped_forwarding(ctx)
     adapter = ctx.dut.adapter

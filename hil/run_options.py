@@ -104,8 +104,9 @@ def add_options(add: Callable[..., object]) -> None:
     add(
         "--inject-dut-kill",
         default=None,
-        metavar="CASE@SECONDS",
-        help="fault injection: kill the DUT SECONDS into the first test whose id contains CASE",
+        metavar="CASE@SECONDS[@DUT]",
+        help="fault injection: kill the DUT SECONDS into the first test whose id contains CASE "
+        "(@DUT: the DUT of that name, e.g. the DUT behind a bridge)",
     )
     add(
         "--plant-defect",

@@ -223,6 +223,16 @@ class DutSession:
         return found | ({"planted": ",".join(f"{k}={v}" for k, v in self.planted.items())} if self.planted else {})
 
 
+def which_down(front: DutSession, behind: DutSession) -> str | None:
+    """Which of the two DUTs stopped (its name and exit code), None when both still run."""
+    for session, where in ((front, "in the path"), (behind, "behind it")):
+        if not session.adapter.alive():
+            return (
+                f"DUT {session.config.name} ({where}) stopped during the case (exit code {session.adapter.exit_code()})"
+            )
+    return None
+
+
 @dataclass
 class HilContext:
     dut: DutSession  # the DUT: what it is, its console and dialect driver
@@ -243,6 +253,8 @@ class HilContext:
     confirm_misses: bool = False
     wire: WireWatch | None = None  # the case's captures and counters (hil.wire), None: not watched
     bench_file: str = ""  # the bench file of the run, as given (for commands a message suggests)
+    # a second DUT behind this one (its peer.dut, hil.behind): it ends the traffic, far_end is its console
+    behind: DutSession | None = field(default=None, repr=False)
     # the DUT's stats read after the case's traffic (its pools checked): attached as "DUT stats after"
     stats_after: tuple[str | None, dict[str, int] | None] | None = field(default=None, repr=False)
 
@@ -308,7 +320,7 @@ def _host_congestion_control() -> str:
 
 def environment(
     session: DutSession, identity: FinalLine, link: BenchLink, tcp_congestion: str | None,
-    peer: PeerHost | None = None,
+    peer: PeerHost | None = None, behind: DutSession | None = None,
 ) -> dict[str, str]:  # fmt: skip
     """What the report's environment panel says of the run: DUT, firmware, stack, link, the
     kind's own facts, the PC's tools."""
@@ -326,6 +338,7 @@ def environment(
     return {
         "Topology": _topology(cfg, link),
         **({"Peer": peer.describe()} if peer is not None else {}),
+        **({"DUT_behind": _behind(behind)} if behind is not None else {}),
         "DUT": f"{cfg.name} (kind {cfg.kind}, flasher {cfg.flasher_name})",
         **({"Console": f"dialect {dialect} ({dialect_info(dialect).what})"} if cfg.HAS_CONSOLE else {}),
         "Firmware": f"{f.get('name')} {f.get('version')} target {f.get('target')} variant {f.get('variant')}",
@@ -342,11 +355,21 @@ def environment(
     }
 
 
+def _behind(behind: DutSession) -> str:
+    """The DUT behind the run's DUT, for the report's environment: what it is and runs."""
+    cfg, f = behind.config, (behind.identity.fields if behind.identity is not None else {})
+    return (f"{cfg.name} (kind {cfg.kind}, {cfg.network.dut_ip}): {f.get('name')} {f.get('version')} variant "
+            f"{f.get('variant')}, TCP_WND {f.get('tcp_wnd')}, TCP_MSS {f.get('tcp_mss')}")  # fmt: skip
+
+
 def _topology(cfg: DutBase, link: BenchLink) -> str:
     """Where the DUT sits: at the end of the PC's link, or in the path between the PC and a peer."""
     if cfg.peer is None:
         return "PC <-> DUT (the DUT terminates the traffic)"
     where = f"namespace {link.peer_ns}" if isinstance(link, InPathTopology) else "a host of the bench"
     peer_link = f"tbf {cfg.peer.rate_mbit:g} Mbit/s" if cfg.peer.rate_mbit else "unshaped"
+    if cfg.peer.dut is not None:
+        return (f"PC {cfg.network.pc_ip} <-> DUT {cfg.name} (in the path, forwarding) <-> DUT {cfg.peer.dut} "
+                f"{cfg.peer.ip} ({where}, link {peer_link}; it ends the traffic)")  # fmt: skip
     peer = f"peer {cfg.peer.ip} ({where}, link {peer_link})"
     return f"PC {cfg.network.pc_ip} <-> DUT (in the path, forwarding) <-> {peer}"

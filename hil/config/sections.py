@@ -253,11 +253,18 @@ class PeerConfig(Strict):
     rate_mbit: Annotated[float, Field(gt=0, le=100_000)] | None = None
     ssh: SshConfig | None = None
     netns: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] | None = None
+    # another DUT of the bench file ends the traffic behind this one: its console is the far end
+    # (the thesis's bridge with its own device behind it); `ip` is that DUT's network.dut_ip
+    dut: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")] | None = None
 
     @model_validator(mode="after")
     def _one_way_to_reach_it(self) -> PeerConfig:
-        if self.ssh is not None and self.netns is not None:
-            raise ValueError("give the peer either `netns` (a second NIC of the PC) or `ssh` (a remote host), not both")
+        ways = [w for w, v in (("netns", self.netns), ("ssh", self.ssh), ("dut", self.dut)) if v is not None]
+        if len(ways) > 1:
+            raise ValueError(
+                f"give the peer one of `netns` (a second NIC of the PC), `ssh` (a remote host) or `dut` (a DUT of "
+                f"this bench file behind this one), not {' and '.join(ways)}"
+            )
         return self
 
 
@@ -351,6 +358,11 @@ class DutBase(Strict):
             if self.LOCAL and self.peer.netns is not None:
                 raise ValueError(
                     "peer.netns is for a real bench's second NIC: the virtual bench makes the peer's namespace"
+                )
+            if self.peer.dut is not None and not self.LOCAL:
+                raise ValueError(
+                    "peer.dut (a DUT behind this one) is for the virtual bench for now: on a real bench the board "
+                    "behind is flashed and run as a bench file of its own"
                 )
             if not self.LOCAL and self.peer.netns is None and self.peer.ssh is None:
                 raise ValueError(

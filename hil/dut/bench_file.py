@@ -45,6 +45,41 @@ class BenchConfig(Strict):
             raise ValueError(f"duplicate DUT names: {', '.join(sorted(dup))}")
         return self
 
+    @model_validator(mode="after")
+    def _duts_behind(self) -> BenchConfig:
+        """A DUT behind another (`peer.dut`): a DUT of this file, on the bench PC, with a console,
+        an endpoint at the peer's address; behind one DUT only."""
+        by_name = {d.name: d for d in self.duts}
+        taken: dict[str, str] = {}
+        for front in self.duts:
+            name = front.peer.dut if front.peer is not None else None
+            if name is None:
+                continue
+            where = f"DUT {front.name}: peer.dut {name!r}"
+            behind = by_name.get(name)
+            if behind is None:
+                raise ValueError(f"{where} is not a DUT of this bench file (it has {', '.join(sorted(by_name))})")
+            if behind is front:
+                raise ValueError(f"{where}: a DUT cannot be behind itself")
+            if name in taken:
+                raise ValueError(f"{where}: it is already behind DUT {taken[name]}")
+            taken[name] = front.name
+            if not (behind.LOCAL and behind.HAS_CONSOLE) or behind.role != "endpoint":
+                raise ValueError(
+                    f"{where}: the DUT behind must run on the bench PC with a console and end the traffic "
+                    f"(kind {behind.kind!r}, role {behind.role!r})"
+                )
+            if getattr(behind, "wifi", None) is not None:
+                raise ValueError(f"{where}: the DUT behind a bridge is wired (no wifi:)")
+            if behind.network.dut_ip != front.peer.ip:  # type: ignore[union-attr]
+                raise ValueError(
+                    f"{where}: its network.dut_ip {behind.network.dut_ip} must be the peer's address peer.ip "
+                    f"{front.peer.ip}"  # type: ignore[union-attr]
+                )
+            if behind.network.dut_mac == front.network.dut_mac:
+                raise ValueError(f"{where}: both DUTs have MAC {behind.network.dut_mac}: give network.dut_mac apart")
+        return self
+
 
 def load_bench(path: Path) -> BenchConfig:
     # a kind's section is reported as duts[0].link..., not duts[0].virtual.link...

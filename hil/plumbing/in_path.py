@@ -42,6 +42,8 @@ from hil.plumbing.netns import (
     GSO_MAX_SEGS_DEFAULT,
     NETNS_PREFIX,
     TbfShaping,
+    TopologyConfig,
+    VirtualTopology,
     _run,
     bridge_netfilter_off,
     check_bridge_netfilter_off,
@@ -60,6 +62,8 @@ TAP_PC = "tap0"  # firmware mode: the firmware's PC-side tap, bridged with p0 by
 TAP_PEER = "tap1"  # firmware mode: the firmware's peer-side tap, bridged with p1 by the kernel
 BRIDGE_PC = "br-p0"  # firmware mode: kernel bridge p0 <-> tap0
 BRIDGE_PEER = "br-p1"  # firmware mode: kernel bridge p1 <-> tap1
+PEER_DUT_TAP = "tap0"  # a DUT behind (peer_dut): its firmware's tap in the peer namespace
+PEER_DUT_BRIDGE = "br-peer"  # ... bridged with the peer's interface by the kernel
 MGMT_PC_IF = "mgmt-pc"  # management link (SSH to the peer): the PC's end
 MGMT_PEER_IF = "mgmt-peer"  # ... and the peer's
 # Instance numbers of this module's topologies: far above netns.VirtualTopology's counter, so the
@@ -122,6 +126,9 @@ class InPathTopology:
     pc_shaping: TbfShaping | None = field(default_factory=TbfShaping)
     peer_shaping: TbfShaping | None = None
     management: tuple[str, str] | None = None
+    # a DUT behind this one ends the traffic (peer.dut): the peer namespace holds its firmware's tap,
+    # bridged with the peer's interface, and no address of the kernel's (the DUT's own is the peer's)
+    peer_dut: bool = False
     # where the bench runs on the PC's CPUs (hil.plumbing.cpu_plan): each link's receive work on one
     # CPU; the DUT's program is placed by its kind when it starts. None: the scheduler decides
     cpu_plan: CpuPlan | None = None
@@ -186,10 +193,29 @@ class InPathTopology:
         ]
         for ns in self.namespaces:
             steps.append(["ip", "-n", ns, "link", "set", "lo", "up"])
-        for ns, dev, ip in ((pc, PC_IF, c.pc_ip), (peer, PEER_IF, c.peer_ip)):
+        hosts = ((pc, PC_IF, c.pc_ip),) if self.peer_dut else ((pc, PC_IF, c.pc_ip), (peer, PEER_IF, c.peer_ip))
+        for ns, dev, ip in hosts:
             steps += [
                 ["ip", "-n", ns, "addr", "add", f"{ip}/{c.prefix_len}", "dev", dev],
                 ["ip", "-n", ns, "link", "set", dev, "up"],
+            ]
+        if self.peer_dut:  # the DUT behind: its tap and the peer's interface on one kernel bridge
+            steps += [
+                bridge_netfilter_off(peer),
+                ["ip", "netns", "exec", peer, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"],
+                ["ip", "netns", "exec", peer, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"],
+                plain_bridge(peer, PEER_DUT_BRIDGE),
+                ["ip", "-n", peer, "tuntap", "add", "dev", PEER_DUT_TAP, "mode", "tap"],
+                ["ip", "-n", peer, "link", "set", PEER_DUT_TAP, "master", PEER_DUT_BRIDGE],
+                ["ip", "-n", peer, "link", "set", PEER_IF, "master", PEER_DUT_BRIDGE],
+                ["ip", "-n", peer, "link", "set", PEER_DUT_TAP, "up"],
+                ["ip", "-n", peer, "link", "set", PEER_IF, "up"],
+                ["ip", "-n", peer, "link", "set", PEER_DUT_BRIDGE, "up"],
+                # two ports that learn nothing (as the DUT namespace's): a frame on the PC's side
+                # from the DUT behind's address (the robustness `fdb` class) crosses the bridge DUT
+                # and would otherwise move that address to the wrong port of the bench's own bridge
+                ["bridge", "-n", peer, "link", "set", "dev", PEER_DUT_TAP, "learning", "off"],
+                ["bridge", "-n", peer, "link", "set", "dev", PEER_IF, "learning", "off"],
             ]
         if self.mode is InPathMode.FIRMWARE:
             for bridge, port, tap in ((BRIDGE_PC, PORT_PC, TAP_PC), (BRIDGE_PEER, PORT_PEER, TAP_PEER)):
@@ -219,6 +245,8 @@ class InPathTopology:
             for step in steps:
                 _run(step)
             check_bridge_netfilter_off(dut)
+            if self.peer_dut:
+                check_bridge_netfilter_off(peer)
             self._shape()
         except BaseException:
             self.destroy()
@@ -236,6 +264,18 @@ class InPathTopology:
         dut_side = [*self.ports, *(self.taps if self.mode is InPathMode.FIRMWARE else ())]
         for dev in dut_side:
             steer_receive(self.exec_prefix(self.dut_ns), dev, plan.dut_cpus, plan)
+        if self.peer_dut:  # the DUT behind's tap: its frames in on the DUTs' core too
+            steer_receive(self.exec_prefix(self.peer_ns), PEER_DUT_TAP, plan.dut_cpus, plan)
+
+    def behind(self) -> VirtualTopology:
+        """The link of the DUT behind (peer_dut), as its kind sees a virtual link: its namespace
+        (the peer's) and tap; made and removed with this topology (never created on its own)."""
+        if not self.peer_dut:
+            raise BenchError("this in-path bench has a peer host, not a DUT behind the DUT")
+        view = VirtualTopology(TopologyConfig(self.config.pc_ip, self.config.peer_ip, self.config.prefix_len),
+                               pc_ns=self.pc_ns, dut_ns=self.peer_ns, cpu_plan=self.cpu_plan)  # fmt: skip
+        view.placement = self.placement
+        return view
 
     def _links(self, side: Side) -> tuple[tuple[str, str], tuple[str, str]]:
         """(namespace, interface) of both ends of one side's link: the far host's end, the DUT's port."""

@@ -36,7 +36,8 @@ def open_bench_link(dut: DutBase) -> Iterator[BenchLink]:
             peer_shaping = TbfShaping(rate_mbit=peer.rate_mbit) if peer.rate_mbit else None
             management = management_pair(peer.ssh.host) if peer.ssh is not None else None
             mode = InPathMode(dut.IN_PATH_MODE)
-            with InPathTopology(mode, addresses, pc_shaping, peer_shaping, management, plan) as path:
+            with InPathTopology(mode, addresses, pc_shaping, peer_shaping, management, peer.dut is not None,
+                                plan) as path:  # fmt: skip
                 path.placement = placement
                 yield path
             return
@@ -51,8 +52,9 @@ def open_bench_link(dut: DutBase) -> Iterator[BenchLink]:
 
 def reach_peer(link: BenchLink, dut: DutBase, workdir: Path) -> contextlib.AbstractContextManager[PeerHost | None]:
     """The peer host of a DUT in the path, reached and checked (None for a DUT that ends the
-    traffic): a namespace of the virtual in-path bench, else the bench file's real peer."""
-    if dut.peer is None or isinstance(link, VirtualTopology):
+    traffic, and for a DUT in the path with a DUT behind it): a namespace of the virtual in-path
+    bench, else the bench file's real peer."""
+    if dut.peer is None or dut.peer.dut is not None or isinstance(link, VirtualTopology):
         return contextlib.nullcontext(None)
     if isinstance(link, InPathTopology):
         return virtual_peer(link, dut.peer, workdir)

@@ -25,12 +25,18 @@ def label_case(
     if not session.environment_written:
         write_environment(allure_dir, environment())
         session.environment_written = True
-    for fault in session.faults:
-        allure.dynamic.description(f"Before this test: {fault}")
-    session.faults.clear()
     cfg = session.config
     allure.dynamic.parameter("DUT", f"{cfg.name} ({cfg.kind}, {identity.fields.get('version')})", excluded=True)
     allure.dynamic.parameter("profile", profile)
+
+
+def describe_faults(session: DutSession) -> None:
+    """What happened to the DUTs before this case (e.g. one was down and re-flashed), as the case's
+    description; written in the call phase (allure-pytest sets the description from the docstring
+    after setup, so one written by a fixture would be lost)."""
+    if session.faults:
+        allure.dynamic.description("\n".join(f"Before this test: {fault}" for fault in session.faults))
+    session.faults.clear()
 
 
 def label_epic(test_path: Path, tests_root: Path, dut_name: str | None) -> None:

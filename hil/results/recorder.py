@@ -144,6 +144,8 @@ class Recorder:
         self.planted: dict[str, int] = {}
         # the build measured (hil.dut.build_identity: version, build digest, config), with every record
         self.firmware: dict[str, str] = {}
+        # the DUT behind the run's DUT (a bench of two DUTs: its name and build), with every record
+        self.behind: dict[str, str] = {}
         self.dut_cpu: Callable[[float, float], CpuShare | None] | None = None
         self.pc_cpu: Callable[[float, float], CpuPressure | None] | None = None
         self.test: str | None = None  # the pytest case running now (set by the pytest layer)
@@ -182,6 +184,8 @@ class Recorder:
             rec.extra.setdefault("planted_defects", dict(self.planted))
         if self.firmware:
             rec.extra.setdefault("firmware", dict(self.firmware))
+        if self.behind:
+            rec.extra.setdefault("dut_behind", dict(self.behind))
         share = self.dut_cpu(start, stop) if self.dut_cpu is not None else None
         if share is not None:  # evidence for a reviewer: how the DUT's program shared the bench PC (never an excuse)
             rec.extra["dut_cpu"] = share.as_fields()

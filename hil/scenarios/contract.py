@@ -64,6 +64,7 @@ class BenchFacts:
     own_configs: tuple[str, ...] = ()
     wifi: bool = False  # the DUT is a Wi-Fi station (a `wifi:` section)
     attenuator: AttenuatorConfig | None = None  # its RF attenuator (wifi.attenuator), None: none on the bench
+    behind: str | None = None  # the DUT behind the DUT in the path (peer.dut): it ends the traffic, no peer host
 
 
 @dataclass(frozen=True)

@@ -239,7 +239,7 @@ def test_the_same70_bridge_profile_is_marked_as_the_thesis_figures():
             "{ip: 10.77.0.3}",
             "a real bench's peer needs peer.netns (the namespace holding the PC's second NIC) or peer.ssh",
         ),
-        ("{ip: 10.77.0.3, netns: nic2, ssh: {host: hub}}", "either `netns` (a second NIC of the PC) or `ssh`"),
+        ("{ip: 10.77.0.3, netns: nic2, ssh: {host: hub}}", "one of `netns` (a second NIC of the PC), `ssh`"),
         ("{ip: 10.77.0.3, netns: nic2, rate_mbit: 50}", "peer.rate_mbit shapes the virtual bench's peer link"),
     ],
 )

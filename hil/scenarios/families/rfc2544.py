@@ -178,6 +178,9 @@ class Rfc2544:
         tests = tuple(str(t) for t in axis_points(TESTS_AXIS, bench.profile))
         slow = int(axis_points(SLOW_AXIS, bench.profile)[0])  # type: ignore[call-overload]
         skip = NOT_IN_PATH if not bench.in_path else None if bench.local or bench.two_nic_tester else NOT_LOCAL
+        if bench.behind is not None:
+            skip = (f"the frame tester's two ends are the PC and a peer host's interface: here DUT {bench.behind} "
+                    "behind the DUT in the path ends the traffic (its firmware answers no tester frames)")  # fmt: skip
         out = []
         for d in ("dut_rx", "dut_tx"):
             for i, size in enumerate(sizes):

@@ -1,0 +1,81 @@
+"""A second DUT of the bench file behind the run's DUT (`peer.dut`: the thesis's bridge with its
+own device behind it): flashed once for the run, brought up and health-checked at every case, the
+far end of the case's traffic, stopped at the end.
+
+Its console is opened per case as pytest-embedded opens a second DUT (`DutFactory.create` with
+its own port: the multi-DUT API beside `--count`), closed with `DutFactory.close()` when the case
+ends. Everything that names a DUT names it: a fault of the DUT behind is that DUT's, not the
+run's DUT's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from pytest_embedded.dut_factory import DutFactory
+
+from hil.config.sections import DutBase
+from hil.console.protocol import FinalLine
+from hil.dut.kinds import make_adapter
+from hil.errors import BenchError, DutError
+from hil.plumbing.in_path import InPathTopology
+from hil.session import DutSession, DutState
+from hil.traffic.far_end import ConsoleFarEnd
+
+
+def flashed_behind(cfg: DutBase, link: InPathTopology, workdir: Path) -> DutSession:
+    """The DUT behind, its firmware started on its tap in the peer namespace (flashed); a DUT that
+    cannot be flashed is stopped again and the error names it."""
+    session = DutSession(make_adapter(cfg, link.behind(), workdir), cfg)
+    try:
+        session.flash()
+    except (BenchError, DutError) as exc:
+        session.adapter.stop()
+        raise type(exc)(f"DUT {cfg.name} (behind the run's DUT): {exc}") from exc
+    return session
+
+
+@contextlib.contextmanager
+def console_of(session: DutSession) -> Iterator[None]:
+    """The DUT behind's console for one case (pytest-embedded's second DUT on its port)."""
+    cfg, adapter = session.config, session.adapter
+    embedded = DutFactory.create(
+        embedded_services=cfg.EMBEDDED_SERVICES, port=adapter.console_port, baud=cfg.console.baud,
+        target=cfg.embedded_target(), skip_autoflash=True,
+    )  # fmt: skip
+    try:
+        session.open_console(embedded)
+        yield
+    finally:
+        session.console = session.driver = None
+        DutFactory.close()
+
+
+def start_behind(session: DutSession) -> FinalLine:
+    """The DUT behind brought up for a case: re-flashed if it went down (a fault the case reports),
+    what it says it is, at the bench file's address, and nothing an earlier case left running."""
+    cfg = session.config
+    _, driver = session.require_console()
+    if not session.adapter.alive():
+        session.faults.append(f"DUT {cfg.name} (behind) was down (exit code {session.adapter.exit_code()}); re-flashed")
+        session.flash(session.adapter.current_config)
+    try:
+        identity = driver.identify(cfg.console.boot_timeout_s)
+    except (DutError, BenchError) as exc:
+        raise DutError(f"DUT {cfg.name} (behind the run's DUT) does not answer its console: {exc}") from exc
+    if (reported := identity.fields.get("ip")) != cfg.network.dut_ip:
+        raise DutError(f"DUT {cfg.name} (behind) reports address {reported}, the bench file says {cfg.network.dut_ip}")
+    if not session.idle:
+        driver.abort_running()
+    session.idle, session.identity, session.state = False, identity, DutState.READY
+    return identity
+
+
+def far_end_of(session: DutSession) -> ConsoleFarEnd:
+    """The case's far end: the DUT behind's own programs through its console. It is where a peer
+    host would be, and cases name it so (`pc_to_peer`, `uplink` from it); the records and the
+    report's environment name the DUT itself (`dut_behind`)."""
+    _, driver = session.require_console()
+    return ConsoleFarEnd(driver, "peer", session.config.network.dut_ip)
