@@ -100,6 +100,22 @@ class InPathConfig:
 _instance_counter = 0
 
 
+def _tap_bridge(ns: str, bridge: str, port: str, tap: str) -> list[list[str]]:
+    """A kernel bridge in `ns` joining one port with one tap, both learning nothing: every frame
+    crosses to the other one, so a frame from a forged address (the robustness `fdb` class) moves
+    it in a DUT's address table, never in the bench's own bridges."""
+    return [
+        plain_bridge(ns, bridge),
+        ["ip", "-n", ns, "tuntap", "add", "dev", tap, "mode", "tap"],
+        ["ip", "-n", ns, "link", "set", tap, "master", bridge],
+        ["ip", "-n", ns, "link", "set", port, "master", bridge],
+        ["ip", "-n", ns, "link", "set", tap, "up"],
+        ["ip", "-n", ns, "link", "set", bridge, "up"],
+        ["bridge", "-n", ns, "link", "set", "dev", tap, "learning", "off"],
+        ["bridge", "-n", ns, "link", "set", "dev", port, "learning", "off"],
+    ]
+
+
 def _namespace_names(number: int) -> tuple[str, str, str]:
     """PC, DUT and peer namespace names of one topology (netns.py's name pattern, which the crash
     cleanups go by, knows all three)."""
@@ -204,34 +220,12 @@ class InPathTopology:
                 bridge_netfilter_off(peer),
                 ["ip", "netns", "exec", peer, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"],
                 ["ip", "netns", "exec", peer, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"],
-                plain_bridge(peer, PEER_DUT_BRIDGE),
-                ["ip", "-n", peer, "tuntap", "add", "dev", PEER_DUT_TAP, "mode", "tap"],
-                ["ip", "-n", peer, "link", "set", PEER_DUT_TAP, "master", PEER_DUT_BRIDGE],
-                ["ip", "-n", peer, "link", "set", PEER_IF, "master", PEER_DUT_BRIDGE],
-                ["ip", "-n", peer, "link", "set", PEER_DUT_TAP, "up"],
+                *_tap_bridge(peer, PEER_DUT_BRIDGE, PEER_IF, PEER_DUT_TAP),
                 ["ip", "-n", peer, "link", "set", PEER_IF, "up"],
-                ["ip", "-n", peer, "link", "set", PEER_DUT_BRIDGE, "up"],
-                # two ports that learn nothing (as the DUT namespace's): a frame on the PC's side
-                # from the DUT behind's address (the robustness `fdb` class) crosses the bridge DUT
-                # and would otherwise move that address to the wrong port of the bench's own bridge
-                ["bridge", "-n", peer, "link", "set", "dev", PEER_DUT_TAP, "learning", "off"],
-                ["bridge", "-n", peer, "link", "set", "dev", PEER_IF, "learning", "off"],
             ]
         if self.mode is InPathMode.FIRMWARE:
             for bridge, port, tap in ((BRIDGE_PC, PORT_PC, TAP_PC), (BRIDGE_PEER, PORT_PEER, TAP_PEER)):
-                steps += [
-                    plain_bridge(dut, bridge),
-                    ["ip", "-n", dut, "tuntap", "add", "dev", tap, "mode", "tap"],
-                    ["ip", "-n", dut, "link", "set", tap, "master", bridge],
-                    ["ip", "-n", dut, "link", "set", port, "master", bridge],
-                    ["ip", "-n", dut, "link", "set", tap, "up"],
-                    ["ip", "-n", dut, "link", "set", bridge, "up"],
-                    # two ports that learn nothing: every frame crosses to the other one, so a frame
-                    # on the PC's side from the peer's address (the robustness `fdb` class) poisons
-                    # the DUT's address table, never the bench's
-                    ["bridge", "-n", dut, "link", "set", "dev", tap, "learning", "off"],
-                    ["bridge", "-n", dut, "link", "set", "dev", port, "learning", "off"],
-                ]
+                steps += _tap_bridge(dut, bridge, port, tap)
         steps += [["ip", "-n", dut, "link", "set", port, "up"] for port in self.ports]
         if self.management is not None:
             steps.append(["ip", "link", "add", MGMT_PC_IF, "netns", pc, "type", "veth", "peer", "name", MGMT_PEER_IF,
