@@ -41,6 +41,7 @@
 #define SPOOFED_N 64u
 #define GW_IP 0x0a4d00feu      /* 10.77.0.254, the gateway of the off-link case */
 #define OFF_LINK_IP 0xc0000200u /* 192.0.2.0 + n */
+#define OTHER_HOST_IP 0x0a4d00c8u /* 10.77.0.200 + n: other hosts on the link that ask for the DUT */
 
 static struct netif netif;
 static const uint8_t pc_mac[6] = {0x02, 0, 0, 0, 0, 0x11};
@@ -326,6 +327,48 @@ static void test_places_come_back(void)
     settle();
 }
 
+/* A real client whose ARP entry a full table recycled: the PC holds a connection with the DUT (its
+ * iperf client, silent so far) when other hosts' ARP requests fill the table with newer stable
+ * entries; the flood's first pending entries then recycle the oldest stable one, the PC's, and the
+ * PC (its own entry for the DUT still cached) sends its next SYN without asking ARP first. A host
+ * that completed a handshake with the DUT is real: its SYN is answered at once, beyond the flood's
+ * places (the DUT asks for its address and the SYN-ACK follows its answer), and counted
+ * (`stats` tcp_syn_known_readmitted). Before, it was dropped as a spoofed one, and the client
+ * waited its SYN's retransmission (1 s on Linux): the QEMU bench's exhaust@tcp_server in CI. */
+static void test_recycled_entry_of_a_real_client(void)
+{
+    _Static_assert(FW_ARP_TABLE_SIZE > FW_TCP_UNRESOLVED_HALF_OPEN + 1, "room for the PC and other hosts");
+    int failures = check_failures;
+    test_guard_plant(FW_GUARD_SYN_UNRESOLVED, false);
+    peer_feed("stats reset\r\n");
+    test_output_reset();
+    peer_feed("iperf -s\r\n");
+    struct peer_conn held = {&netif, PC_IP, DUT_IP, 50100, FW_IPERF_DEFAULT_PORT, 9000, 0, 8192};
+    CHECK(peer_connect(&held)); /* established, nothing sent: the server's accepted connection */
+    advance_to(test_now_us + 2500000u); /* the PC's entry ages (etharp's 1-s ticks) */
+    for (unsigned n = 0; n < FW_ARP_TABLE_SIZE - 1u; n++) { /* other hosts ask for the DUT: newer stable entries */
+        const uint8_t mac[6] = {0x02, 0xbb, 0, 0, 0, (uint8_t)n};
+        peer_arp(&netif, OTHER_HOST_IP + n, mac);
+    }
+    uint8_t mac[6];
+    CHECK(arp_entry(PC_IP, mac) >= 0);
+    CHECK(answered(0, 42000));
+    CHECK(answered(1, 42001));
+    CHECK(arp_entry(PC_IP, mac) < 0); /* lwIP recycled the oldest stable entry: the PC's */
+    CHECK(!answered(2, 42002));       /* the flood's places are taken */
+    peer_clear();
+    peer_tcp(&netif, PC_IP, DUT_IP, 50101, FW_IPERF_DEFAULT_PORT, 1000, 0, PEER_SYN, 8192, NULL, 0);
+    CHECK(dut_asked_for(PC_IP) != 0); /* its SYN-ACK waits for the PC's answer, not dropped */
+    peer_arp(&netif, PC_IP, pc_mac);
+    memset(mac, 0, sizeof mac);
+    CHECK(last_tcp_frame_to(PC_IP, 50101, mac) == (PEER_SYN | PEER_ACK) && memcmp(mac, pc_mac, 6) == 0);
+    CHECK(fw_tcp_guard_counts().unresolved_dropped == 1u); /* the spoofed third only */
+    CHECK(fw_tcp_guard_counts().known_readmitted == 1u);
+    CHECK(stats_has(" tcp_syn_known_readmitted=1"));
+    show_output_if_failed("recycled entry of a real client", failures);
+    settle();
+}
+
 int main(void)
 {
     peer_bring_up(&netif, DUT_IP);
@@ -336,5 +379,6 @@ int main(void)
     test_transfer_under_a_flood(true);
     test_transfer_under_a_flood(false);
     test_places_come_back();
+    test_recycled_entry_of_a_real_client();
     return check_summary("test_syn_unresolved");
 }

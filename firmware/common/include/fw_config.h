@@ -93,8 +93,9 @@
  *                             STABLE entry first (etharp_find_entry), e.g. the DUT's entry for its
  *                             real client: at most this many pending entries of a SYN flood leave
  *                             the rest of the table to the stable ones. A real client ARPs for the
- *                             DUT before its SYN (the DUT learns it) and is never counted; one that
- *                             did not (a cached entry) is served while the flood leaves room
+ *                             DUT before its SYN (the DUT learns it) and is never counted, nor is
+ *                             one that did not (a cached entry) while it holds a connection with
+ *                             the DUT (fw_tcp_guard.c: tcp_syn_known_readmitted)
  *   FW_TCP_UNRESOLVED_ARP_MS  how long such an address's pending ARP entry may outlive its half-open
  *                             connection (the last SYN-ACK it queued): lwIP frees a pending entry
  *                             ARP_MAXPENDING (5, private to etharp.c) ARP timer ticks after it was

@@ -34,7 +34,10 @@
  * (`stats` tcp_syn_unresolved_dropped). So a flood holds at most FW_TCP_UNRESOLVED_HALF_OPEN pending
  * ARP entries and never fills the table. A real client ARPs for the DUT before its SYN (the DUT
  * learns it from the request) and is always answered, as is an off-link source (its SYN-ACK goes
- * to the gateway's entry). Off while the port plants the defect (FW_GUARD_SYN_UNRESOLVED: the
+ * to the gateway's entry), and so is a host that holds a connection with the DUT past its handshake
+ * (established, closing or in TIME_WAIT: it answered a SYN-ACK, so it answers ARP) whose entry a
+ * full table recycled for a newer one: a real client that kept its own entry for the DUT sends its
+ * next SYN without asking first (`stats` tcp_syn_known_readmitted). Off while the port plants the defect (FW_GUARD_SYN_UNRESOLVED: the
  * host's `evict_arp_for_syn`). Other answers to spoofed on-link sources (a RST to an ACK or to a
  * closed port, an ICMP reply) still create ARP entries as lwIP does: this guard sees only the
  * segments to a listener's PCB.
@@ -54,6 +57,7 @@ struct fw_tcp_guard_counts {
     uint32_t evicted; /* half-open connections aborted to make room for a SYN or a new PCB */
     uint32_t reaped;  /* half-open connections aborted after FW_TCP_HALF_OPEN_MAX_MS */
     uint32_t unresolved_dropped; /* SYNs from unresolved on-link addresses beyond FW_TCP_UNRESOLVED_HALF_OPEN */
+    uint32_t known_readmitted;   /* SYNs from unresolved on-link addresses that hold a connection with the DUT */
     uint32_t acks_unsent;        /* segments of a connection acknowledging data never sent, dropped (their data too) */
 };
 

@@ -121,8 +121,9 @@ void fw_stats_print(void)
 #endif
 #ifdef FW_TCP_GUARD
     const struct fw_tcp_guard_counts guard = fw_tcp_guard_counts();
-    fw_printf("tcpsyn half_open_evicted=%lu half_open_reaped=%lu unresolved_dropped=%lu\r\n",
-              (unsigned long)guard.evicted, (unsigned long)guard.reaped, (unsigned long)guard.unresolved_dropped);
+    fw_printf("tcpsyn half_open_evicted=%lu half_open_reaped=%lu known_readmitted=%lu unresolved_dropped=%lu\r\n",
+              (unsigned long)guard.evicted, (unsigned long)guard.reaped, (unsigned long)guard.known_readmitted,
+              (unsigned long)guard.unresolved_dropped);
     fw_printf("tcpack unsent_dropped=%lu\r\n", (unsigned long)guard.acks_unsent);
 #endif
 #ifdef FW_TCP_TIME_WAIT
@@ -158,9 +159,9 @@ void fw_stats_print(void)
 #endif
 #ifdef FW_TCP_GUARD
     fw_printf(" tcp_half_open_evicted=%lu tcp_half_open_reaped=%lu tcp_syn_unresolved_dropped=%lu"
-              " tcp_acks_unsent_dropped=%lu",
+              " tcp_syn_known_readmitted=%lu tcp_acks_unsent_dropped=%lu",
               (unsigned long)guard.evicted, (unsigned long)guard.reaped, (unsigned long)guard.unresolved_dropped,
-              (unsigned long)guard.acks_unsent);
+              (unsigned long)guard.known_readmitted, (unsigned long)guard.acks_unsent);
 #endif
 #ifdef FW_TCP_TIME_WAIT
     fw_printf(" tcp_time_wait=%lu", time_wait);

@@ -238,9 +238,28 @@ static void unresolved_refresh(u32_t now_ms)
     }
 }
 
+/* Whether `addr` holds a connection with the DUT past its handshake (any state but SYN_SENT and
+ * SYN_RCVD, TIME_WAIT too): it answered the DUT's SYN-ACK or SYN at that address, so it is a real
+ * host there and answers ARP, which a spoofed source of a flood never does. */
+static bool connected(const ip4_addr_t *addr)
+{
+    for (const struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
+        if (pcb->state != SYN_SENT && pcb->state != SYN_RCVD && ip4_addr_cmp(ip_2_ip4(&pcb->remote_ip), addr)) {
+            return true;
+        }
+    }
+    for (const struct tcp_pcb *pcb = tcp_tw_pcbs; pcb != NULL; pcb = pcb->next) {
+        if (ip4_addr_cmp(ip_2_ip4(&pcb->remote_ip), addr)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Whether the SYN being received (lwIP's current IPv4 packet) is answered: always from an off-link
- * source (its SYN-ACK goes to the gateway's entry) or from one the DUT holds an ARP entry for; from
- * another on-link one while a place is free, which it takes. */
+ * source (its SYN-ACK goes to the gateway's entry), from one the DUT holds an ARP entry for, or from
+ * one that holds a connection with the DUT; from another on-link one while a place is free, which it
+ * takes. */
 static bool unresolved_admit(const struct tcp_hdr *hdr)
 {
     struct netif *inp = ip_current_input_netif();
@@ -252,6 +271,10 @@ static bool unresolved_admit(const struct tcp_hdr *hdr)
     }
     const u8_t idx = netif_get_index(inp);
     if (resolved(idx, ip4_addr_get_u32(src))) {
+        return true;
+    }
+    if (connected(src)) { /* a real host whose entry was recycled: no place of the flood's taken */
+        counts.known_readmitted++;
         return true;
     }
     for (size_t i = 0; i < LWIP_ARRAYSIZE(unresolved); i++) {
