@@ -1,6 +1,7 @@
-"""A second DUT of the bench file behind the run's DUT (`peer.dut`: the thesis's bridge with its
-own device behind it): flashed once for the run, brought up and health-checked at every case, the
-far end of the case's traffic, stopped at the end.
+"""A second DUT of the bench file: behind the run's DUT (`peer.dut`: the thesis's bridge with its
+own device behind it; the far end of the case's traffic) or beside it on its link (`partner:`, DUT
+to DUT; the near end of the case's traffic, where the PC would be). Flashed once for the run,
+brought up and health-checked at every case, stopped at the end.
 
 Its console is opened per case as pytest-embedded opens a second DUT (`DutFactory.create` with
 its own port: the multi-DUT API beside `--count`), closed with `DutFactory.close()` when the case
@@ -18,28 +19,42 @@ from pytest_embedded.dut_factory import DutFactory
 
 from hil.config.sections import DutBase
 from hil.console.protocol import FinalLine
+from hil.dut.adapter import BenchLink
 from hil.dut.kinds import make_adapter
 from hil.errors import BenchError, DutError
 from hil.plumbing.in_path import InPathTopology
+from hil.plumbing.netns import VirtualTopology
 from hil.session import DutSession, DutState
 from hil.traffic.far_end import ConsoleFarEnd
 
 
-def flashed_behind(cfg: DutBase, link: InPathTopology, workdir: Path) -> DutSession:
-    """The DUT behind, its firmware started on its tap in the peer namespace (flashed); a DUT that
-    cannot be flashed is stopped again and the error names it."""
-    session = DutSession(make_adapter(cfg, link.behind(), workdir), cfg)
+def where(session: DutSession) -> str:
+    """The second DUT's place, as its messages say it: "behind the run's DUT", "beside the run's DUT"."""
+    return f"{session.relation} the run's DUT"
+
+
+def flashed_second(cfg: DutBase, link: BenchLink, relation: str, workdir: Path) -> DutSession:
+    """The second DUT, its firmware started on its own tap (flashed): behind the DUT in the path
+    (the peer namespace's tap) or beside it (the partner's tap on the DUT's link). A DUT that cannot
+    be flashed is stopped again and the error names it."""
+    if relation == "behind" and isinstance(link, InPathTopology):
+        view = link.behind()
+    elif relation == "beside" and isinstance(link, VirtualTopology):
+        view = link.partner_view(cfg.network.dut_ip, cfg.network.dut_mac)
+    else:
+        raise BenchError(f"DUT {cfg.name} ({relation} the run's DUT) needs the virtual bench's link for it")
+    session = DutSession(make_adapter(cfg, view, workdir), cfg, relation=relation)
     try:
         session.flash()
     except (BenchError, DutError) as exc:
         session.adapter.stop()
-        raise type(exc)(f"DUT {cfg.name} (behind the run's DUT): {exc}") from exc
+        raise type(exc)(f"DUT {cfg.name} ({where(session)}): {exc}") from exc
     return session
 
 
 @contextlib.contextmanager
 def console_of(session: DutSession) -> Iterator[None]:
-    """The DUT behind's console for one case (pytest-embedded's second DUT on its port)."""
+    """The second DUT's console for one case (pytest-embedded's second DUT on its port)."""
     cfg, adapter = session.config, session.adapter
     embedded = DutFactory.create(
         embedded_services=cfg.EMBEDDED_SERVICES, port=adapter.console_port, baud=cfg.console.baud,
@@ -53,20 +68,20 @@ def console_of(session: DutSession) -> Iterator[None]:
         DutFactory.close()
 
 
-def start_behind(session: DutSession) -> FinalLine:
-    """The DUT behind brought up for a case: re-flashed if it went down (a fault the case reports),
+def start_second(session: DutSession) -> FinalLine:
+    """The second DUT brought up for a case: re-flashed if it went down (a fault the case reports),
     what it says it is, at the bench file's address, and nothing an earlier case left running."""
-    cfg = session.config
+    cfg, rel = session.config, session.relation
     _, driver = session.require_console()
     if not session.adapter.alive():
-        session.faults.append(f"DUT {cfg.name} (behind) was down (exit code {session.adapter.exit_code()}); re-flashed")
+        session.faults.append(f"DUT {cfg.name} ({rel}) was down (exit code {session.adapter.exit_code()}); re-flashed")
         session.flash(session.adapter.current_config)
     try:
         identity = driver.identify(cfg.console.boot_timeout_s)
     except (DutError, BenchError) as exc:
-        raise DutError(f"DUT {cfg.name} (behind the run's DUT) does not answer its console: {exc}") from exc
+        raise DutError(f"DUT {cfg.name} ({where(session)}) does not answer its console: {exc}") from exc
     if (reported := identity.fields.get("ip")) != cfg.network.dut_ip:
-        raise DutError(f"DUT {cfg.name} (behind) reports address {reported}, the bench file says {cfg.network.dut_ip}")
+        raise DutError(f"DUT {cfg.name} ({rel}) reports address {reported}, the bench file says {cfg.network.dut_ip}")
     if not session.idle:
         driver.abort_running()
     session.idle, session.identity, session.state = False, identity, DutState.READY
@@ -79,3 +94,10 @@ def far_end_of(session: DutSession) -> ConsoleFarEnd:
     report's environment name the DUT itself (`dut_behind`)."""
     _, driver = session.require_console()
     return ConsoleFarEnd(driver, "peer", session.config.network.dut_ip)
+
+
+def near_end_of(session: DutSession) -> ConsoleFarEnd:
+    """The case's near end on a DUT-to-DUT bench: the DUT beside the run's DUT, through its console,
+    where the PC would be; named by its own name (`dut_tx` goes to it, `dut_rx` comes from it)."""
+    _, driver = session.require_console()
+    return ConsoleFarEnd(driver, session.config.name, session.config.network.dut_ip)

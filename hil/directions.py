@@ -19,8 +19,11 @@ def direction_name(direction: str, in_path: bool) -> str:
     return NAMES_IN_PATH[direction] if in_path else direction
 
 
-def direction_says(direction: str, in_path: bool) -> str:
-    """What the direction means, for titles: `PC -> peer`, or `DUT -> PC` for an endpoint DUT."""
+def direction_says(direction: str, in_path: bool, pair: tuple[str, str] | None = None) -> str:
+    """What the direction means, for titles: `PC -> peer`, or `DUT -> PC` for an endpoint DUT; DUT
+    to DUT (`pair`: the DUT and its partner) the two names, `host-a -> host-b` for `dut_tx`."""
+    if pair is not None:
+        return f"{pair[0]} -> {pair[1]}" if direction == "dut_tx" else f"{pair[1]} -> {pair[0]}"
     if in_path:
         return SAYS_IN_PATH[direction]
     return "DUT -> PC" if direction == "dut_tx" else "PC -> DUT"

@@ -53,18 +53,18 @@ def attach_dut_stats(ctx: HilContext, name: str, reading: Stats | None = None) -
     return counters
 
 
-def attach_behind_stats(ctx: HilContext, when: str) -> None:
-    """The DUT behind's own counters (a bench of two DUTs), as evidence beside the run's DUT's."""
-    behind = ctx.behind
-    if behind is None or behind.driver is None or not behind.adapter.alive():
+def attach_second_stats(ctx: HilContext, when: str) -> None:
+    """The second DUT's own counters (a bench of two DUTs), as evidence beside the run's DUT's."""
+    second = ctx.second
+    if second is None or second.driver is None or not second.adapter.alive():
         return
     try:
-        with timed("evidence: the DUT behind's stats attached"):
-            text, _ = behind.driver.stats()
+        with timed("evidence: the second DUT's stats attached"):
+            text, _ = second.driver.stats()
     except Exception as exc:  # evidence collection must not hide the test's own failure
         text = f"could not read: {exc}"
     if text is not None:
-        attach_text(f"DUT {behind.config.name} (behind) stats {when}", text)
+        attach_text(f"DUT {second.config.name} ({second.relation}) stats {when}", text)
 
 
 def redacted(text: str, config: DutBase) -> str:
@@ -148,7 +148,7 @@ def attach_after(ctx: HilContext) -> None:
         attach_wire(ctx)
     except Exception as exc:  # evidence collection must not hide the test's own failure
         attach_text("wire: capture", f"could not finish the case's capture: {exc}")
-    _attach_behind_after(ctx)
+    _attach_second_after(ctx)
     adapter = ctx.dut.adapter
     if ctx.dut.console is None:  # a black box: what its program said
         attach_text("DUT program log", adapter.process_log()[-LOG_TAIL:])
@@ -163,14 +163,14 @@ def attach_after(ctx: HilContext) -> None:
             attach_text("DUT console log", redacted(Path(logfile).read_text(errors="replace"), ctx.dut.config))
 
 
-def _attach_behind_after(ctx: HilContext) -> None:
-    """The DUT behind after the case: its counters, or its program's log when it died, and its console log."""
-    behind = ctx.behind
+def _attach_second_after(ctx: HilContext) -> None:
+    """The second DUT after the case: its counters, or its program's log when it died, and its console log."""
+    behind = ctx.second
     if behind is None:
         return
-    name = f"DUT {behind.config.name} (behind)"
+    name = f"DUT {behind.config.name} ({behind.relation})"
     if behind.adapter.alive():
-        attach_behind_stats(ctx, "after")
+        attach_second_stats(ctx, "after")
     else:
         attach_text(f"{name} process log (down)", behind.adapter.process_log()[-LOG_TAIL:])
     logfile = getattr(behind.embedded, "logfile", None)
@@ -178,20 +178,25 @@ def _attach_behind_after(ctx: HilContext) -> None:
         attach_text(f"{name} console log", redacted(Path(logfile).read_text(errors="replace"), behind.config))
 
 
-def behind_unresponsive(ctx: HilContext) -> str | None:
-    """With a DUT behind the run's DUT: which DUT is to blame for a failed tool, named (either one
-    stopped; the DUT behind's console no longer answers; the PC's ping no longer reaches it through
-    the DUT in the path, whose own address still answers or not); None when both answer."""
-    assert ctx.behind is not None
-    if (down := which_down(ctx.dut, ctx.behind)) is not None:
+def second_unresponsive(ctx: HilContext) -> str | None:
+    """With a second DUT: which DUT is to blame for a failed tool, named (either one stopped; the
+    second's console no longer answers; behind a DUT in the path, the PC's ping no longer reaches it
+    through the DUT in the path, whose own address still answers or not; beside the run's DUT, the
+    run's DUT's console no longer answers); None when both answer."""
+    assert ctx.second is not None
+    if (down := which_down(ctx.dut, ctx.second)) is not None:
         return down
-    behind, front = ctx.behind, ctx.dut.config
-    if behind.driver is not None:
-        try:
-            behind.driver.abort_running()
-            behind.driver.identify(CONSOLE_ANSWER_S)
-        except (DutError, BenchError, OSError) as exc:
-            return f"DUT {behind.config.name} (behind) no longer answers its console ({exc})"
+    behind, front = ctx.second, ctx.dut.config
+    for session in (behind, ctx.dut) if behind.relation == "beside" else (behind,):
+        if session.driver is not None:
+            try:
+                session.driver.abort_running()
+                session.driver.identify(CONSOLE_ANSWER_S)
+            except (DutError, BenchError, OSError) as exc:
+                where = f" ({session.relation})" if session.relation else ""
+                return f"DUT {session.config.name}{where} no longer answers its console ({exc})"
+    if behind.relation == "beside":
+        return None
     if not answers_ping(ctx.pc_side.netns_prefix, ctx.far_end.ip):
         if answers_ping(ctx.pc_side.netns_prefix, front.network.dut_ip):
             return (f"the PC's ping no longer reaches DUT {behind.config.name} at {ctx.far_end.ip} through DUT "
@@ -219,8 +224,8 @@ def dut_unresponsive(ctx: HilContext) -> str | None:
     .TOOL_FAILED): a DUT in the path that stopped forwarding or died; an endpoint DUT whose program
     stopped, whose console no longer answers, or that no longer answers the PC's ping. None when it
     still answers all of them: the tool's failure is then the bench's."""
-    if ctx.behind is not None:
-        return behind_unresponsive(ctx)
+    if ctx.second is not None:
+        return second_unresponsive(ctx)
     if ctx.far_end.behind_dut:
         return dut_stopped_forwarding(ctx)
     adapter = ctx.dut.adapter

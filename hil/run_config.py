@@ -37,11 +37,16 @@ class RunConfig:
     baseline: Baseline | None
     planted: dict[str, int] = dataclasses.field(default_factory=dict)  # --plant-defect (hil.dut.planted_defects)
     behind: DutBase | None = None  # the DUT behind the run's DUT (its peer.dut): it ends the traffic
+    partner: DutBase | None = None  # the DUT beside it on its link (its partner:): the traffic's other end
 
     @property
     def duts_label(self) -> str:
-        """The run's DUTs as the report's epic names them: the DUT, and the DUT behind it if any."""
-        return self.dut.name if self.behind is None else f"{self.dut.name} with {self.behind.name} behind it"
+        """The run's DUTs as the report's epic names them: the DUT, and the DUT behind it or beside it."""
+        if self.behind is not None:
+            return f"{self.dut.name} with {self.behind.name} behind it"
+        if self.partner is not None:
+            return f"{self.dut.name} and {self.partner.name} on one link"
+        return self.dut.name
 
 
 def load_run(opt: object) -> RunConfig:
@@ -84,14 +89,16 @@ def load_run(opt: object) -> RunConfig:
     baseline = _baseline(opt.baseline, dut.name, opt.profile, thresholds)  # type: ignore[attr-defined]
     behind_name = dut.peer.dut if dut.peer is not None else None
     behind = next((d for d in bench.duts if d.name == behind_name), None)
+    partner = next((d for d in bench.duts if d.name == dut.partner), None)
     if opt.inject_dut_kill and (named := parse_kill(opt.inject_dut_kill)[2]) is not None:  # type: ignore[attr-defined]
-        running = [d.name for d in (dut, behind) if d is not None]
+        running = [d.name for d in (dut, behind, partner) if d is not None]
         if named not in running:
             raise ConfigError(f"--inject-dut-kill {opt.inject_dut_kill}: this run has no DUT {named!r} "  # type: ignore[attr-defined]
                               f"(it runs {', '.join(running)})")  # fmt: skip
-    if behind is not None and not opt.collectonly:  # type: ignore[attr-defined]
-        behind.check_secrets()
-    return RunConfig(bench, dut, thresholds, profile, baseline, planted, behind)
+    for other in (behind, partner):
+        if other is not None and not opt.collectonly:  # type: ignore[attr-defined]
+            other.check_secrets()
+    return RunConfig(bench, dut, thresholds, profile, baseline, planted, behind, partner)
 
 
 def profile_from_options(opt: object) -> Profile:
@@ -175,4 +182,4 @@ def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
     return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss), dut.builds(),
                       baud, dut.network.isolated, dut.tester is not None, duplex, tuple(dut.build_configs),
                       wifi is not None, wifi.attenuator if wifi is not None else None,
-                      dut.peer.dut if dut.peer is not None else None)  # fmt: skip
+                      dut.peer.dut if dut.peer is not None else None, dut.partner, dut.name)  # fmt: skip

@@ -82,6 +82,9 @@ class DutSession:
     embedded: object = None  # pytest-embedded's `dut` itself (its log is evidence)
     # defects to plant in the firmware at every bring-up (--plant-defect: the suite's own self-test)
     planted: dict[str, int] = field(default_factory=dict)
+    # where a second DUT of the run sits, as messages name it: "behind" (behind the DUT in the path)
+    # or "beside" (on the DUT's link, the other end of its traffic); "" for the run's DUT
+    relation: str = ""
 
     def open_console(self, embedded: object) -> None:
         """The test's console: pytest-embedded's `dut` on the console port, in the DUT's dialect."""
@@ -225,7 +228,8 @@ class DutSession:
 
 def which_down(front: DutSession, behind: DutSession) -> str | None:
     """Which of the two DUTs stopped (its name and exit code), None when both still run."""
-    for session, where in ((front, "in the path"), (behind, "behind it")):
+    first = "in the path" if behind.relation == "behind" else "the run's DUT"
+    for session, where in ((front, first), (behind, f"{behind.relation} it")):
         if not session.adapter.alive():
             return (
                 f"DUT {session.config.name} ({where}) stopped during the case (exit code {session.adapter.exit_code()})"
@@ -253,8 +257,9 @@ class HilContext:
     confirm_misses: bool = False
     wire: WireWatch | None = None  # the case's captures and counters (hil.wire), None: not watched
     bench_file: str = ""  # the bench file of the run, as given (for commands a message suggests)
-    # a second DUT behind this one (its peer.dut, hil.behind): it ends the traffic, far_end is its console
-    behind: DutSession | None = field(default=None, repr=False)
+    # a second DUT (hil.behind): behind this one (its peer.dut: it ends the traffic, far_end is its
+    # console) or beside it on its link (its partner: the near end, pc_side.near, is its console)
+    second: DutSession | None = field(default=None, repr=False)
     # the DUT's stats read after the case's traffic (its pools checked): attached as "DUT stats after"
     stats_after: tuple[str | None, dict[str, int] | None] | None = field(default=None, repr=False)
 
@@ -338,7 +343,7 @@ def environment(
     return {
         "Topology": _topology(cfg, link),
         **({"Peer": peer.describe()} if peer is not None else {}),
-        **({"DUT_behind": _behind(behind)} if behind is not None else {}),
+        **({f"DUT_{'behind' if behind.relation == 'behind' else 'partner'}": _behind(behind)} if behind else {}),
         "DUT": f"{cfg.name} (kind {cfg.kind}, flasher {cfg.flasher_name})",
         **({"Console": f"dialect {dialect} ({dialect_info(dialect).what})"} if cfg.HAS_CONSOLE else {}),
         "Firmware": f"{f.get('name')} {f.get('version')} target {f.get('target')} variant {f.get('variant')}",
@@ -356,7 +361,8 @@ def environment(
 
 
 def _behind(behind: DutSession) -> str:
-    """The DUT behind the run's DUT, for the report's environment: what it is and runs."""
+    """The second DUT (behind the run's DUT, or its partner beside it), for the report's environment:
+    what it is and runs."""
     cfg, f = behind.config, (behind.identity.fields if behind.identity is not None else {})
     return (f"{cfg.name} (kind {cfg.kind}, {cfg.network.dut_ip}): {f.get('name')} {f.get('version')} variant "
             f"{f.get('variant')}, TCP_WND {f.get('tcp_wnd')}, TCP_MSS {f.get('tcp_mss')}")  # fmt: skip
@@ -364,6 +370,9 @@ def _behind(behind: DutSession) -> str:
 
 def _topology(cfg: DutBase, link: BenchLink) -> str:
     """Where the DUT sits: at the end of the PC's link, or in the path between the PC and a peer."""
+    if cfg.partner is not None:
+        pair = f"DUT {cfg.name} {cfg.network.dut_ip} and DUT {cfg.partner}"
+        return f"PC {cfg.network.pc_ip} <-> [{pair} on one link, each on its own tap]: the traffic runs between them"
     if cfg.peer is None:
         return "PC <-> DUT (the DUT terminates the traffic)"
     where = f"namespace {link.peer_ns}" if isinstance(link, InPathTopology) else "a host of the bench"

@@ -315,6 +315,9 @@ class DutBase(Strict):
     # and a peer host (a bridge, a router); its own address (dut_ip) is for management and ping
     role: Literal["endpoint", "in_path"] = "endpoint"
     peer: PeerConfig | None = None
+    # another DUT of this bench file on the same link (DUT to DUT): the families' traffic runs between
+    # the two DUTs' consoles, this DUT's `dut_tx` to it and its `dut_rx` from it (hil.pair)
+    partner: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")] | None = None
     labgrid: LabgridConfig | None = None  # a board shared through a labgrid place (not for DUTs of this PC)
     tester: TesterConfig | None = None  # a real in-path bench's frame tester (its two NICs' ceilings)
 
@@ -345,6 +348,11 @@ class DutBase(Strict):
             raise ValueError("link.loss_pct is not yet injected in the path: set it 0 for role in_path")
         if self.role == "in_path" and self.peer is None:
             raise ValueError("role in_path needs a `peer:` section (the host on the DUT's far side)")
+        if self.partner is not None and (self.role != "endpoint" or not self.LOCAL):
+            raise ValueError(
+                "partner: (a second DUT on this DUT's link) is for an endpoint DUT of the virtual bench for now: "
+                "on a real bench two boards run as a bench file each"
+            )
         if self.role == "endpoint" and self.peer is not None:
             raise ValueError("a `peer:` is for role in_path (the DUT forwards between the PC and the peer)")
         if self.peer is not None:

@@ -7,6 +7,7 @@ names the environment variable that holds it (SSH keys are files the bench file 
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Annotated
 
@@ -78,6 +79,44 @@ class BenchConfig(Strict):
                 )
             if behind.network.dut_mac == front.network.dut_mac:
                 raise ValueError(f"{where}: both DUTs have MAC {behind.network.dut_mac}: give network.dut_mac apart")
+        return self
+
+    @model_validator(mode="after")
+    def _duts_beside(self) -> BenchConfig:
+        """A DUT beside another on one link (`partner:`): a DUT of this file, on the bench PC, with a
+        console, a wired endpoint in the PC's subnet at an address and MAC of its own; one pair."""
+        by_name = {d.name: d for d in self.duts}
+        behind = {d.peer.dut for d in self.duts if d.peer is not None and d.peer.dut is not None}
+        taken: dict[str, str] = {}
+        for first in self.duts:
+            name = first.partner
+            if name is None:
+                continue
+            where = f"DUT {first.name}: partner {name!r}"
+            other = by_name.get(name)
+            if other is None:
+                raise ValueError(f"{where} is not a DUT of this bench file (it has {', '.join(sorted(by_name))})")
+            if other is first:
+                raise ValueError(f"{where}: a DUT cannot be its own partner")
+            if name in taken or name in behind or other.partner is not None:
+                raise ValueError(f"{where}: it is already in a pair or behind a DUT (one pair per bench file)")
+            taken[name] = first.name
+            if not (other.LOCAL and other.HAS_CONSOLE) or other.role != "endpoint":
+                raise ValueError(
+                    f"{where}: the partner must run on the bench PC with a console and end the traffic "
+                    f"(kind {other.kind!r}, role {other.role!r})"
+                )
+            if getattr(first, "wifi", None) is not None or getattr(other, "wifi", None) is not None:
+                raise ValueError(f"{where}: the DUT-to-DUT link is wired (no wifi: on either DUT)")
+            net = ipaddress.IPv4Network(f"{first.network.pc_ip}/{first.network.prefix_len}", strict=False)
+            ip = other.network.dut_ip
+            if ipaddress.IPv4Address(ip) not in net or ip in (first.network.pc_ip, first.network.dut_ip):
+                raise ValueError(
+                    f"{where}: its network.dut_ip {ip} must be another address of the PC's subnet {net} "
+                    f"(not the PC's {first.network.pc_ip} nor DUT {first.name}'s {first.network.dut_ip})"
+                )
+            if other.network.dut_mac == first.network.dut_mac:
+                raise ValueError(f"{where}: both DUTs have MAC {other.network.dut_mac}: give network.dut_mac apart")
         return self
 
 

@@ -65,7 +65,8 @@ class QemuDut(LocalDut):
 
     def _start(self, image: Path, line: PtySerialLine) -> DutProgram:
         prefix = self.topology.exec_prefix(self.topology.dut_ns)
-        proc = QemuDutProcess(image, prefix, TAP, line, self.workdir / "qemu.log", self.cfg.network.dut_mac)
+        tap = self.topology.tap if isinstance(self.topology, VirtualTopology) else TAP
+        proc = QemuDutProcess(image, prefix, tap, line, self.workdir / "qemu.log", self.cfg.network.dut_mac)
         proc.start()
         return proc
 

@@ -113,7 +113,8 @@ class VirtualDut(WifiStation, LocalDut):
         if att is not None:  # the station associates at the attenuator's start value
             VirtualAttenuator(self.air_file).set(att.start)
         spec = HostDutSpec(
-            image, self.topology.dut_ns, taps[0] if taps else TAP, net.dut_ip, mac=net.dut_mac,
+            image, self.topology.dut_ns, taps[0] if taps else getattr(self.topology, "tap", TAP), net.dut_ip,
+            mac=net.dut_mac,
             wifi_sim_ssid=wifi.ssid if wifi else None, wifi_sim_psk_env=wifi.psk_env if wifi else None,
             bridge_taps=taps, personality=self.cfg.personality_name,
             wifi_air=self.air_file if att is not None else None,

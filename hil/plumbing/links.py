@@ -42,7 +42,7 @@ def open_bench_link(dut: DutBase) -> Iterator[BenchLink]:
                 yield path
             return
         config = TopologyConfig(net.pc_ip, net.dut_ip, net.prefix_len, net.dut_mac)
-        with VirtualTopology(config, cpu_plan=plan) as topo:
+        with VirtualTopology(config, cpu_plan=plan, partner=dut.partner is not None) as topo:
             topo.placement = placement
             if dut.link.shaping:
                 topo.shape(TbfShaping(rate_mbit=dut.link.rate_mbit))

@@ -30,6 +30,7 @@ PC_IF = "veth-pc"
 DUT_IF = "veth-dut"
 BRIDGE = "br0"
 TAP = "tap0"
+PARTNER_TAP = "tap1"  # a second DUT on the same link (a bench file's partner:), on the DUT namespace's bridge
 GSO_MAX_SEGS_DEFAULT = 65535
 # a run's namespaces: the PC's, the DUT's, and a peer host's (a DUT in the path: hil.plumbing.in_path)
 _NAME_RE = re.compile(rf"^{NETNS_PREFIX}(\d+)-(\d+)-(pc|dut|peer)$")
@@ -223,6 +224,10 @@ class VirtualTopology:
     # CPU; the DUT's program is placed by its kind when it starts. None: the scheduler decides
     cpu_plan: CpuPlan | None = None
     placement: str = ""  # the plan as applied, for the report's environment (hil.plumbing.links)
+    # a second DUT's tap on the same bridge (DUT to DUT): with shaping, each DUT's tap is shaped
+    # too, so every frame between the two DUTs crosses one tbf at the link's rate, as the PC's do
+    partner: bool = False
+    tap: str = TAP  # the tap the DUT of this view runs on (a partner's view: PARTNER_TAP)
 
     def __post_init__(self) -> None:
         global _instance_counter
@@ -260,6 +265,12 @@ class VirtualTopology:
             ["ip", "-n", dut, "link", "set", DUT_IF, "up"],
             ["ip", "-n", dut, "link", "set", BRIDGE, "up"],
         ]
+        if self.partner:
+            steps += [
+                ["ip", "-n", dut, "tuntap", "add", "dev", PARTNER_TAP, "mode", "tap"],
+                ["ip", "-n", dut, "link", "set", PARTNER_TAP, "master", BRIDGE],
+                ["ip", "-n", dut, "link", "set", PARTNER_TAP, "up"],
+            ]
         try:
             for step in steps:
                 _run(step)
@@ -269,8 +280,24 @@ class VirtualTopology:
             raise
         if self.cpu_plan is not None:  # frames into the DUT on its core (its MAC), into the PC on the bench's
             steer_receive(self.exec_prefix(pc), PC_IF, self.cpu_plan.bench_cpus, self.cpu_plan)
-            for dev in (DUT_IF, TAP):
+            for dev in (DUT_IF, TAP, *([PARTNER_TAP] if self.partner else [])):
                 steer_receive(self.exec_prefix(dut), dev, self.cpu_plan.dut_cpus, self.cpu_plan)
+
+    def partner_view(self, dut_ip: str, dut_mac: str) -> VirtualTopology:
+        """The link of the second DUT (partner), as its kind sees a virtual link: the same namespaces,
+        its own tap; made and removed with this topology (never created on its own)."""
+        if not self.partner:
+            raise BenchError("this virtual link has no second DUT's tap (the bench file's DUT has no partner:)")
+        config = TopologyConfig(self.config.pc_ip, dut_ip, self.config.prefix_len, dut_mac)
+        view = VirtualTopology(config, pc_ns=self.pc_ns, dut_ns=self.dut_ns, cpu_plan=self.cpu_plan, tap=PARTNER_TAP)
+        view.placement = self.placement
+        return view
+
+    def _shaped_ends(self) -> tuple[tuple[str, str], ...]:
+        """(namespace, device) of every egress the link's shaping is on: both veth ends, and with a
+        partner both DUTs' taps (the frames toward each DUT, from the PC or from the other DUT)."""
+        taps = ((self.dut_ns, TAP), (self.dut_ns, PARTNER_TAP)) if self.partner else ()
+        return ((self.pc_ns, PC_IF), (self.dut_ns, DUT_IF), *taps)
 
     def shape(self, shaping: TbfShaping) -> None:
         """Shapes both directions of the PC<->DUT link.
@@ -279,14 +306,14 @@ class VirtualTopology:
         segmentation offload, so tbf charges the per-frame overhead for every frame (with GSO
         packets it would charge it once per burst of segments and overstate the goodput).
         """
-        for ns, dev in ((self.pc_ns, PC_IF), (self.dut_ns, DUT_IF)):
+        for ns, dev in self._shaped_ends():
             _run(["ip", "-n", ns, "link", "set", "dev", dev, "gso_max_segs", "1"])
             _run(["ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev, "root", *shaping.tc_args()])
         self.shaping = shaping
 
     def unshape(self) -> None:
         """Removes the shaping: the link runs as fast as the host can move frames."""
-        for ns, dev in ((self.pc_ns, PC_IF), (self.dut_ns, DUT_IF)):
+        for ns, dev in self._shaped_ends():
             _run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"], check=False)
             _run(["ip", "-n", ns, "link", "set", "dev", dev, "gso_max_segs", str(GSO_MAX_SEGS_DEFAULT)])
         self.shaping = None

@@ -20,7 +20,7 @@ BRING_UP_TITLES = {
     "virtual_link": "bench: virtual link up",
     "start_host_dut": "host DUT firmware started",
     "peer_host": "bench: peer host answers (iperf 3, ping, Python)",
-    "behind_dut": "the DUT behind flashed and booted",
+    "second_dut": "the second DUT (behind the DUT or beside it) flashed and booted",
 }
 SUMMARY_FEATURE = "Run summary"
 HIL_EPIC = "HIL matrix"  # the epic of every measured case: "HIL matrix, DUT <name>"

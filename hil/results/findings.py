@@ -5,6 +5,7 @@ numbers it comes from; a sweep the run did not measure gives none."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -222,7 +223,19 @@ def findings(records: Sequence[CaseRecord]) -> list[Finding]:
     out += [loss_onset(records, "count", LOSS_BY_SIZE["count"], proto) for proto in ("udp", "tcp")]
     out += [study(records, s, what) for s, what in STUDIES.items()]
     out += [nagle(records)]
-    return [f for f in out if f is not None]
+    return _pair_named([f for f in out if f is not None], records)
+
+
+def _pair_named(found: list[Finding], records: Sequence[CaseRecord]) -> list[Finding]:
+    """DUT to DUT (a bench file's partner:): the directions said as the records' flows (`host-a ->
+    host-b`), not as the PC's (the PC is on neither end)."""
+    flows = {d: r.extra["flow"] for r in records if isinstance(r.extra.get("flow"), str)
+             for d in ("dut_tx", "dut_rx") if d in r.case}  # fmt: skip
+    if not flows:
+        return found
+    says = {SAYS[d]: str(flow).replace(" ", "") for d, flow in flows.items()}
+    pattern = re.compile("|".join(re.escape(k) for k in says))
+    return [dataclasses.replace(f, statement=pattern.sub(lambda m: says[m.group(0)], f.statement)) for f in found]
 
 
 def findings_text(found: Sequence[Finding]) -> str:

@@ -144,8 +144,10 @@ class Recorder:
         self.planted: dict[str, int] = {}
         # the build measured (hil.dut.build_identity: version, build digest, config), with every record
         self.firmware: dict[str, str] = {}
-        # the DUT behind the run's DUT (a bench of two DUTs: its name and build), with every record
-        self.behind: dict[str, str] = {}
+        # the second DUT of a bench of two (its name and build), with every record: `dut_behind` (behind
+        # the DUT in the path) or `dut_partner` (beside it on its link, the other end of its traffic)
+        self.second: dict[str, str] = {}
+        self.second_key = "dut_behind"
         self.dut_cpu: Callable[[float, float], CpuShare | None] | None = None
         self.pc_cpu: Callable[[float, float], CpuPressure | None] | None = None
         self.test: str | None = None  # the pytest case running now (set by the pytest layer)
@@ -184,8 +186,14 @@ class Recorder:
             rec.extra.setdefault("planted_defects", dict(self.planted))
         if self.firmware:
             rec.extra.setdefault("firmware", dict(self.firmware))
-        if self.behind:
-            rec.extra.setdefault("dut_behind", dict(self.behind))
+        if self.second:
+            rec.extra.setdefault(self.second_key, dict(self.second))
+            if self.second_key == "dut_partner":  # DUT to DUT: which way this record's traffic went
+                a, b = rec.dut, self.second.get("name", "")
+                way = {"dut_tx": f"{a} -> {b}", "dut_rx": f"{b} -> {a}"}
+                found = next((w for k, w in way.items() if k in rec.case), None)
+                if found is not None:
+                    rec.extra.setdefault("flow", found)
         share = self.dut_cpu(start, stop) if self.dut_cpu is not None else None
         if share is not None:  # evidence for a reviewer: how the DUT's program shared the bench PC (never an excuse)
             rec.extra["dut_cpu"] = share.as_fields()

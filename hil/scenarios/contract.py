@@ -36,6 +36,21 @@ IN_PATH_SKIP = (
 )
 IN_PATH_ONLY = "the reconnection case takes the link beside a DUT in the path down and up (role in_path)"
 
+# the families whose traffic runs between any two endpoints through the run's far end and its near
+# end (hil.traffic.roles.run_traffic): on a DUT-to-DUT bench the other DUT's console is the near end
+PAIR_FAMILIES = frozenset({
+    "baseline", "packet-length sweep", "data-size transfers (-n)", "UDP offered load (delivered vs offered)",
+    "loss-free UDP capacity search", "serial throughput (a file through the console)",
+})  # fmt: skip
+
+
+def pair_skip(partner: str) -> str:
+    """Why a family does not run on a DUT-to-DUT bench: the PC is no end of its traffic."""
+    return (
+        f"a DUT-to-DUT bench: the traffic runs between the DUT and DUT {partner} (both consoles), and this "
+        "family needs the PC as one end (its ping, its own generators, its socket options or raw frames)"
+    )
+
 
 @dataclass(frozen=True)
 class BenchFacts:
@@ -65,6 +80,8 @@ class BenchFacts:
     wifi: bool = False  # the DUT is a Wi-Fi station (a `wifi:` section)
     attenuator: AttenuatorConfig | None = None  # its RF attenuator (wifi.attenuator), None: none on the bench
     behind: str | None = None  # the DUT behind the DUT in the path (peer.dut): it ends the traffic, no peer host
+    partner: str | None = None  # the DUT beside the DUT on its link (partner:): the traffic's other end, not the PC
+    name: str = ""  # the DUT's name (the bench file's)
 
 
 @dataclass(frozen=True)
@@ -169,6 +186,8 @@ def why_not(case: Case, bench: BenchFacts) -> str | None:
         return IN_PATH_ONLY
     if case.topology == "endpoint" and bench.in_path:
         return IN_PATH_SKIP
+    if bench.partner is not None and case.family.name not in PAIR_FAMILIES:
+        return pair_skip(bench.partner)
     if not bench.in_path and bench.dialect is not None:
         return bench.dialect.not_applicable(case.needs)
     return None
@@ -186,6 +205,8 @@ def skip_group(case: Case, bench: BenchFacts, reason: str) -> str:
     """The report's group of a case the bench cannot run: why, rather than which family."""
     if reason == IN_PATH_SKIP:
         return "not run with the DUT in the path"
+    if bench.partner is not None and reason == pair_skip(bench.partner):
+        return "not run DUT to DUT"
     if bench.dialect is not None and reason == bench.dialect.not_applicable(case.needs):
         return f"not applicable to {bench.dialect.name}"
     return case.family.name

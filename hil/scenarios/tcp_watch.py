@@ -37,6 +37,9 @@ BASELINE_PINGS = 10
 BASELINE_INTERVAL_S = 0.01
 DEFAULT_SEGMENT = 1460  # the payload of a full segment on a 1500-byte MTU without TCP options
 DIRECTIONS = ("dut_tx", "dut_rx")
+# DUT to DUT (a partner on the DUT's link): the PC is on neither end of the flow
+PAIR_NO_PROBE = ("DUT to DUT: the PC is on neither end of the flow, and its pings to the DUT do not cross "
+                 "the path between the two DUTs (their queues)")  # fmt: skip
 
 
 def bottleneck(hil: HilContext) -> tuple[float, str]:
@@ -75,7 +78,16 @@ class TcpWatch:
             return tcp_segment_counters(self.hil.pc_side.netns_prefix)
         return self.hil.far_end.tcp_counters()
 
+    @property
+    def pair(self) -> bool:
+        """DUT to DUT: the flow's near end is the DUT's partner, not the PC."""
+        return self.hil.pc_side.near is not None
+
     def start(self) -> None:
+        if self.pair:
+            self.why["baseline"] = self.why["loaded"] = PAIR_NO_PROBE
+            self._before = {d: self._host_counters(d) for d in self.senders if d != "dut_rx"}
+            return
         self.baseline, why, raw = idle_baseline(self.hil)
         if why:
             self.why["baseline"] = why
@@ -84,6 +96,9 @@ class TcpWatch:
 
     @contextmanager
     def during(self, expected_s: float) -> Iterator[None]:
+        if self.pair:
+            yield
+            return
         probe = BackgroundPing(self.hil.pc_side.netns_prefix, self.hil.far_end.ip, expected_s)
         with probe:
             yield
@@ -105,6 +120,10 @@ class TcpWatch:
         """The direction's sender's count of what it sent and sent again: a host's namespace
         counters (segments sent = bytes delivered / segment + those sent again), the DUT's own
         console counters (dut_tcp_segs_sent counts every data segment it put on its link)."""
+        if direction == "dut_rx" and self.pair:
+            near = self.hil.pc_side.near
+            return None, (f"the sender is DUT {near.name if near else 'beside it'}: its own counters are attached "
+                          "(its stats before and after), not counted here")  # fmt: skip
         host = direction == "dut_rx" or self.hil.in_path
         if host:
             before, after = self._before.get(direction), self._host_counters(direction)

@@ -144,6 +144,9 @@ class PcSide:
     workdir: Path
     tcp_congestion: str | None = DEFAULT_TCP_CONGESTION  # of the PC's TCP senders (bench file pc.tcp_congestion)
     stop_when: StopWhen | None = None  # why the PC's clients should stop now (the DUT in the path died)
+    # the traffic's near end where it is not the PC: a second DUT beside the DUT on its link (DUT to
+    # DUT, hil.behind.near_end_of); None: the PC's own iperf in its namespace
+    near: Endpoint | None = None
 
 
 @dataclass
@@ -176,10 +179,10 @@ def run_traffic(spec: TrafficSpec, pc: PcSide, far: Endpoint, generator: Generat
     """The spec's direction as a flow between the PC and the far end (hil.traffic.endpoints): the
     DUT's console when the DUT terminates traffic, the peer host when it forwards it; `dut_tx` is
     far end -> PC (an in-path DUT's uplink), `dut_rx` PC -> far end (its downlink)."""
-    pc_end = pc_endpoint(pc)
+    pc_end = pc.near if pc.near is not None else pc_endpoint(pc)
     sender, receiver = (far, pc_end) if spec.direction == "dut_tx" else (pc_end, far)
     probe: list[_MssProbe] = []
-    sample = (lambda: probe.append(_MssProbe(pc, spec))) if spec.observe_mss else None
+    sample = (lambda: probe.append(_MssProbe(pc, spec))) if spec.observe_mss and pc.near is None else None
     flow = run_flow(sender, receiver, flow_of(spec), generator, while_running=sample)
     rx = flow.receiver
     result = TrafficResult(spec, receiver_mbps=rx.mbps, sender_mbps=flow.sender.mbps, sender_is_dut=sender.is_dut)

@@ -91,10 +91,9 @@ class Family:
 
     def cases(self, bench: BenchFacts) -> list[Case]:
         """One case per point, group by group, with what its group needs of the DUT's console."""
-        return [
-            Case(self, p.id, p, needs=frozenset(self.dut_needs(p.group)))
-            for p in sweep_points(bench.profile, (self,), in_path=bench.in_path)
-        ]
+        pair = (bench.name, bench.partner) if bench.partner is not None else None
+        points = sweep_points(bench.profile, (self,), in_path=bench.in_path, pair=pair)
+        return [Case(self, p.id, p, needs=frozenset(self.dut_needs(p.group))) for p in points]
 
     def run(self, hil: HilContext, case: Case) -> None:
         from hil.scenarios.run_point import run_point
@@ -109,6 +108,7 @@ class SweepPoint:
     value: object | None  # None for a family without an axis
     last_of_group: bool  # the group's chart and table are attached to its last point
     in_path: bool = False  # the DUT forwards: directions are named uplink / downlink (hil.directions)
+    pair: tuple[str, str] | None = None  # DUT to DUT: (the DUT, its partner), whose names say the directions
 
     @property
     def scenario(self) -> str:
@@ -122,7 +122,8 @@ class SweepPoint:
     @property
     def label(self) -> str:
         """The group as titles and charts name it, e.g. `TCP uplink (peer -> PC)`."""
-        return f"{self.group.proto.upper()} {self.direction} ({direction_says(self.group.direction, self.in_path)})"
+        says = direction_says(self.group.direction, self.in_path, self.pair)
+        return f"{self.group.proto.upper()} {self.direction} ({says})"
 
     @property
     def case(self) -> str:
@@ -423,12 +424,15 @@ def axis_points(axis: Axis, profile: Profile) -> tuple[object, ...]:
     return profile.sweeps.get(axis.field) or axis.points[profile.points_name]
 
 
-def sweep_points(profile: Profile, families: Iterable[Family] = FAMILIES, in_path: bool = False) -> list[SweepPoint]:
+def sweep_points(
+    profile: Profile, families: Iterable[Family] = FAMILIES, in_path: bool = False, pair: tuple[str, str] | None = None
+) -> list[SweepPoint]:
     """Every point of every family under a profile, in run order (group by group); `in_path`:
-    the DUT forwards (directions named uplink / downlink)."""
+    the DUT forwards (directions named uplink / downlink); `pair`: DUT to DUT, (the DUT, its
+    partner) whose names say the directions."""
     out: list[SweepPoint] = []
     for fam in families:
         for g in fam.groups:
             values = (None,) if fam.axis is None else axis_points(fam.axis, profile)
-            out += [SweepPoint(fam, g, v, i == len(values) - 1, in_path) for i, v in enumerate(values)]
+            out += [SweepPoint(fam, g, v, i == len(values) - 1, in_path, pair) for i, v in enumerate(values)]
     return out

@@ -1,0 +1,97 @@
+"""A bench of two DUTs on one link (`partner:`, DUT to DUT): the bench file's checks, one clear
+message each; which families run DUT to DUT and which are skipped saying why; the records that name
+the pair and the way each record's traffic went."""
+
+from pathlib import Path
+
+import pytest
+
+from hil.config.errors import ConfigError
+from hil.dut.bench_file import load_bench
+from hil.results.recorder import CaseRecord, Recorder
+from hil.run_config import bench_facts
+from hil.scenarios.contract import PAIR_FAMILIES, collect, pair_skip
+from hil.scenarios.profiles import PROFILES
+
+pytestmark = pytest.mark.selftest
+
+BENCH = Path("bench") / "pair.yaml"
+FIRST = """  - name: a
+    kind: virtual
+    thresholds: virtual-20m
+    partner: PARTNER
+"""
+SECOND = """  - name: b
+    kind: virtual
+    network: {dut_ip: IP, dut_mac: "MAC"}
+    thresholds: virtual-20m
+"""
+
+
+def bench(tmp_path: Path, partner: str = "b", ip: str = "10.77.0.3", mac: str = "02:00:00:00:00:03",
+          extra: str = "") -> Path:  # fmt: skip
+    text = "duts:\n" + FIRST.replace("PARTNER", partner) + SECOND.replace("IP", ip).replace("MAC", mac) + extra
+    path = tmp_path / "bench.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_the_project_bench_of_a_pair_loads() -> None:
+    a, b = load_bench(BENCH).duts
+    assert a.partner == b.name and a.role == b.role == "endpoint"
+    assert a.network.dut_ip != b.network.dut_ip and a.network.dut_mac != b.network.dut_mac
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"partner": "nobody"}, "partner 'nobody' is not a DUT of this bench file (it has a, b)"),
+        ({"partner": "a"}, "a DUT cannot be its own partner"),
+        ({"ip": "10.78.0.3"}, "dut_ip 10.78.0.3 is not in the PC's subnet 10.77.0.0/24"),
+        ({"ip": "10.77.0.2"}, "not the PC's 10.77.0.1 nor DUT a's 10.77.0.2"),
+        ({"mac": "02:00:00:00:00:02"}, "both DUTs have MAC 02:00:00:00:00:02"),
+        ({"extra": "  - name: c\n    kind: virtual\n    thresholds: virtual-20m\n    partner: b\n"
+                   "    network: {dut_ip: 10.77.0.4, dut_mac: '02:00:00:00:00:04'}\n"},
+         "it is already in a pair or behind a DUT"),
+    ],
+)  # fmt: skip
+def test_a_bad_pair_gets_one_message_naming_it(tmp_path: Path, kwargs: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_bench(bench(tmp_path, **kwargs))
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_partner_is_for_an_endpoint_of_the_virtual_bench(tmp_path: Path) -> None:
+    path = bench(tmp_path)
+    in_path = "    partner: b\n    role: in_path\n    peer: {ip: 10.77.0.9}\n    firmware: {config: bridge}\n"
+    path.write_text(path.read_text().replace("    partner: b\n", in_path))
+    with pytest.raises(ConfigError, match=r"partner: \(a second DUT on this DUT's link\) is for an endpoint DUT"):
+        load_bench(path)
+
+
+def test_the_pair_runs_the_two_endpoint_families_and_skips_the_rest_saying_why() -> None:
+    a, _ = load_bench(BENCH).duts
+    facts = bench_facts(a, PROFILES["quick"])
+    assert facts.partner == "host-b"
+    cases = collect(facts)
+    ran = {c.case.family.name for c in cases if c.skip is None}
+    skipped = {c.case.family.name: c.skip for c in cases if c.skip is not None}
+    assert ran and ran <= PAIR_FAMILIES
+    assert {"baseline", "packet-length sweep", "loss-free UDP capacity search"} <= ran
+    for family in ("ping latency", "bidirectional", "robustness (hostile and malformed traffic)",
+                   "stress: bursty multi-stream UDP", "TCP window sweep, PC-side -w"):  # fmt: skip
+        assert skipped[family] == pair_skip("host-b")
+
+
+def _record(case: str) -> CaseRecord:
+    return CaseRecord("baseline", case, "host-a", "Mbit/s", [18.9], 18.9, 18.9, 18.9, 0.0, 18.99, 99.5)
+
+
+def test_each_record_names_the_partner_and_the_way_its_traffic_went(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path, None, "quick")
+    rec.second, rec.second_key = {"name": "host-b", "version": "v1"}, "dut_partner"
+    tx, rx = _record("tcp-dut_tx"), _record("udp-dut_rx")
+    rec.record(tx, 0.0, 1.0)
+    rec.record(rx, 1.0, 2.0)
+    assert tx.extra["dut_partner"] == {"name": "host-b", "version": "v1"}
+    assert tx.extra["flow"] == "host-a -> host-b" and rx.extra["flow"] == "host-b -> host-a"
