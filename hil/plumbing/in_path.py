@@ -201,9 +201,16 @@ class InPathTopology:
             ["ip", "netns", "add", dut],
             ["ip", "netns", "add", peer],
             bridge_netfilter_off(dut),  # the kernel bridges pass every frame as it is
-            # the DUT namespace's plumbing stays silent on the wire (no IPv6 link-local chatter)
-            ["ip", "netns", "exec", dut, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"],
-            ["ip", "netns", "exec", dut, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"],
+            # every namespace stays silent on the wire but for what a test sends (no IPv6 link-local
+            # chatter: a host's router solicitations, backing off from 4 s, are frames the DUT learns
+            # from, so a bridge heard the peer at random moments; the suite's traffic is IPv4)
+            *(
+                [
+                    ["ip", "netns", "exec", ns, "sysctl", "-qw", f"net.ipv6.conf.{which}.disable_ipv6=1"]
+                    for ns in (pc, dut, peer)
+                    for which in ("all", "default")
+                ]
+            ),
             ["ip", "link", "add", PC_IF, "netns", pc, "type", "veth", "peer", "name", PORT_PC, "netns", dut],
             ["ip", "link", "add", PEER_IF, "netns", peer, "type", "veth", "peer", "name", PORT_PEER, "netns", dut],
         ]
@@ -218,8 +225,6 @@ class InPathTopology:
         if self.peer_dut:  # the DUT behind: its tap and the peer's interface on one kernel bridge
             steps += [
                 bridge_netfilter_off(peer),
-                ["ip", "netns", "exec", peer, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"],
-                ["ip", "netns", "exec", peer, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"],
                 *_tap_bridge(peer, PEER_DUT_BRIDGE, PEER_IF, PEER_DUT_TAP),
                 ["ip", "-n", peer, "link", "set", PEER_IF, "up"],
             ]

@@ -67,7 +67,13 @@ DEFECTS = tuple(Defect(*d) for d in (  # name, planted, selection, must fail, th
     ("reordering", "rx_reorder_ppm=5000", (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "bench-reordered"),
     ("periodic stall", "stall_ms=20,stall_every_ms=250", (*BASE, "-k", "tcp"), (TCP_TX, TCP_RX), "not-reproduced"),
     ("delayed ACKs", "ack_delay_us=6000", (*BASE, "-k", "tcp-dut_rx"), (TCP_RX,), "not-reproduced"),
-    ("dropped ACKs", "ack_drop_ppm=600000", (*BASE, "-k", "tcp-dut_tx"), (TCP_TX,), "not-reproduced"),
+    # 85 % of the pure ACKs it receives lost: its sender never gets its data acknowledged in time
+    # (its client ends `ack_timeout`, a DUT error). At 60 % (this defect until 2026-12-05) the
+    # transfer lost nothing: ACKs are cumulative and the PC's FIN carries the last; only the DUT
+    # client's old end (its FIN after every ack) turned a lost last ACK into a timeout the PC's test
+    # measured. At 75 % a 2-s test measured 9.4 % in one run and 98.0 % in another: no defect to
+    # plant for a verdict that must be the same every run
+    ("dropped ACKs", "ack_drop_ppm=850000", (*BASE, "-k", "tcp-dut_tx"), (TCP_TX,), "not-reproduced"),
     ("added latency", "latency_us=1000", LATENCY, ("latency",), "not-reproduced"),
     ("UDP sender short of its rate", "udp_rate_pct=92",
      ("-m", "baseline or capacity", "-k", "udp-dut_tx or dut_tx-l1448"), (UDP_TX, "capacity/dut_tx-l1448"), DUT_SENDER),
