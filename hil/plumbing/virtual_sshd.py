@@ -10,8 +10,12 @@ Logins: the running user, by the run's key only (no passwords, no agent or X11 f
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
@@ -21,6 +25,7 @@ from hil.plumbing.proc import ListeningServer
 
 SSHD = "/usr/sbin/sshd"
 SSHD_PACKAGE = "Debian package `openssh-server`"
+SESSION_END_S = 3.0  # how long sshd's per-connection processes may take to end after the server stopped
 
 
 @dataclass(frozen=True)
@@ -128,4 +133,30 @@ class VirtualSshd:
         server, self._server = self._server, None
         if server is not None:
             server.stop()
+            self._sessions_gone()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _sessions_gone(self) -> None:
+        """Waits for sshd's per-connection processes (each in a session of its own, so the server's
+        stop does not reach them) to end after their connection closed; kills what is left after
+        SESSION_END_S. A clean-clone run found one still ending when the namespace was checked."""
+        ns = self.netns_prefix[3] if self.netns_prefix[:3] == ["ip", "netns", "exec"] else None
+        if ns is None:
+            return
+        deadline = time.monotonic() + SESSION_END_S
+        while True:
+            out = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, check=False)
+            left = [int(p) for p in out.stdout.split() if _comm(int(p)) == "sshd"]
+            if not left or time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
