@@ -15,6 +15,7 @@ recovery: `(the DUT's own ...)` in the name) are shown apart and left out of the
 Run as root from the project root:
   python -m benchmarks.suite_overhead                 # the quick matrix, 3 repetitions (./suite main's)
   python -m benchmarks.suite_overhead --from DIR      # a run's DIR/results.jsonl and DIR/junit.xml
+  python -m benchmarks.suite_overhead --sample        # the run under py-spy: the functions that cost the time
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import sampled_profile
 from hil.paths import PROJECT_ROOT
 
 MAX_OVERHEAD_PCT = 10.0
@@ -142,14 +144,20 @@ def _pct(pct: float | None) -> str:
     return f"{pct:8.1f}%" if pct is not None else f"{'-':>9s}"
 
 
-def run_matrix(workdir: Path, repeat: int, extra: list[str]) -> None:
+def run_matrix(workdir: Path, repeat: int, extra: list[str], sample: bool = False) -> None:
     argv = [
         sys.executable, "-m", "pytest", "tests/hil", "--profile", "quick", "--repeat", str(repeat), "-q",
         "--results-dir", str(workdir), f"--alluredir={workdir / 'allure'}", f"--junitxml={workdir / 'junit.xml'}",
         *extra,
     ]  # fmt: skip
     print("$", " ".join(argv), flush=True)
+    if sample:  # the same run under py-spy (benchmarks.sampled_profile)
+        sampled_profile.recorded(argv, workdir / SAMPLES, cwd=PROJECT_ROOT)
+        return
     subprocess.run(argv, cwd=PROJECT_ROOT, check=False)
+
+
+SAMPLES = "py-spy.raw"  # the run's stacks sampled by py-spy (--sample), in its directory
 
 
 def main() -> int:
@@ -157,10 +165,12 @@ def main() -> int:
     ap.add_argument("--from", dest="source", type=Path, help="a finished run's directory (results.jsonl, junit.xml)")
     ap.add_argument("--repeat", type=int, default=3, help="repetitions per case (default 3, as ./suite main)")
     ap.add_argument("--max-overhead-pct", type=float, default=MAX_OVERHEAD_PCT)
+    ap.add_argument("--sample", action="store_true",
+                    help="run the matrix under py-spy and print the suite's functions that cost the time")  # fmt: skip
     args, extra = ap.parse_known_args()
     if args.source is None:
         workdir = Path(tempfile.mkdtemp(prefix="hil-overhead-"))
-        run_matrix(workdir, args.repeat, extra)
+        run_matrix(workdir, args.repeat, extra, args.sample)
     else:
         workdir = args.source
     results, junit = workdir / "results.jsonl", workdir / "junit.xml"
@@ -176,6 +186,10 @@ def main() -> int:
     if timings.is_file():
         print("\n== where the time goes beside the traffic (seconds, summed over each family's cases)")
         print("\n".join(costs_report(step_costs(timings, results), times)))
+    if (workdir / SAMPLES).is_file():
+        print("\n== the suite's process, sampled by py-spy (benchmarks.sampled_profile)")
+        with (workdir / SAMPLES).open() as raw:
+            print("\n".join(sampled_profile.report(sampled_profile.summarise(raw))))
     if total is None:
         print("no traffic recorded", file=sys.stderr)
         return 1

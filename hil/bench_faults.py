@@ -73,7 +73,9 @@ TOOL_FAILED = Rule(
     "a case a tool of the bench could not finish (an iperf or ping that timed out, printed no result or "
     "unreadable numbers, a capture that could not be read)",
     "after the failure the DUT still answers the PC's ping and its console (a DUT in the path still forwards), "
-    "and its program is alive: a DUT that stopped answering is the DUT's failure, whatever the tool said",
+    "and its program is alive: a DUT that stopped answering is the DUT's failure, whatever the tool said (a PC "
+    "client 5 s past its test's end whose far end answers none of three pings is stopped then, not at its "
+    "timeout: hil/traffic/overdue.py)",
     "the same",
     ("leak_per_test",),
 )

@@ -252,5 +252,7 @@ def as_dut_fault(ctx: HilContext, exc: BenchError) -> DutError | None:
     stopped = dut_unresponsive(ctx)
     if stopped is None:
         return None
-    failed = exc.action if isinstance(exc, Stopped) else f"the traffic failed with: {exc}"
+    failed = f"the traffic failed with: {exc}"
+    if isinstance(exc, Stopped):  # its reason, unless it is the one just given (the DUT's program stopped)
+        failed = exc.action if exc.reason in stopped else f"{exc.action} ({exc.reason})"
     return DutError(f"{stopped}; {failed}")

@@ -8,13 +8,13 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Iterable, Sequence
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from matplotlib.axes import Axes
-from matplotlib.colors import to_hex
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 HEADROOM_PCT = 7.0  # free room above the highest value (and below the lowest), in % of the axis height
 MIN_SPAN_PCT = 5.0  # a zoomed axis spans at least this % of its largest value (noise is not blown up)
@@ -61,7 +61,25 @@ def limit_line(
     return [(x, v) for x, limits in bounds for b, m, v in limits if b == bound and m == metric]
 
 
-def _png(fig: plt.Figure, rect: tuple[float, float, float, float] = (0, 0, 1, 1), crop: bool = False) -> bytes:
+@cache
+def _pyplot() -> ModuleType:
+    """matplotlib's pyplot on its Agg backend, imported when the first chart is drawn, not when
+    the families are: every pytest start (a child run's, a CI job's) would pay its 0.7 s."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+
+    return matplotlib.pyplot
+
+
+def to_hex(color: object) -> str:
+    from matplotlib.colors import to_hex as hex_of
+
+    return hex_of(color)  # type: ignore[arg-type]
+
+
+def _png(fig: Figure, rect: tuple[float, float, float, float] = (0, 0, 1, 1), crop: bool = False) -> bytes:
     """The figure laid out (its axes within `rect`; `crop`: a figure of text cut to its text)
     and rendered as PNG bytes, then released."""
     buf = io.BytesIO()
@@ -70,7 +88,7 @@ def _png(fig: plt.Figure, rect: tuple[float, float, float, float] = (0, 0, 1, 1)
     else:
         fig.tight_layout(rect=rect)
         fig.savefig(buf, format="png")
-    plt.close(fig)
+    _pyplot().close(fig)
     return buf.getvalue()
 
 
@@ -136,10 +154,10 @@ def sweep_chart(
     theory_pts = sorted(p for p in theory or [] if p[1] > 0)
     with_eff = bool(theory_pts) and efficiency_panel
     if with_eff:
-        fig, (ax, eax) = plt.subplots(2, 1, figsize=(9.5, 6.6), dpi=100, sharex=True,
+        fig, (ax, eax) = _pyplot().subplots(2, 1, figsize=(9.5, 6.6), dpi=100, sharex=True,
                                       gridspec_kw={"height_ratios": [3, 2]})  # fmt: skip
     else:
-        fig, ax = plt.subplots(figsize=(9.5, 4.5), dpi=100)
+        fig, ax = _pyplot().subplots(figsize=(9.5, 4.5), dpi=100)
         eax = None
     ys: list[float] = []
     if theory_pts and band_pct:
@@ -235,7 +253,7 @@ def timeline_chart(
         sent = [totals[n][1] for n in quiet if n in totals]
         total = f" (0 of {_count(sum(sent))} packets in total)" if sent and len(sent) == len(quiet) else ""
         lines = [f"{n}: {of_sent(n)}" for n in quiet] or ["no streams"]
-        fig = plt.figure(figsize=(8, 1.0 + 0.2 * len(lines)), dpi=100)
+        fig = _pyplot().figure(figsize=(8, 1.0 + 0.2 * len(lines)), dpi=100)
         fig.text(0.02, 0.98, title, fontsize=12, va="top")
         fig.text(0.02, 0.98 - 0.4 / fig.get_figheight(), f"0 lost in every stream{total}", fontsize=10,
                  fontweight="bold", va="top")  # fmt: skip
@@ -244,7 +262,7 @@ def timeline_chart(
         return _png(fig, crop=True)
     note = 0.3 + 0.2 * len(quiet) if quiet else 0.0
     heights = [1.8] * len(drawn) + ([note] if quiet else [])
-    fig, axes = plt.subplots(len(heights), 1, figsize=(8, sum(heights) + 1.0), dpi=100, squeeze=False,
+    fig, axes = _pyplot().subplots(len(heights), 1, figsize=(8, sum(heights) + 1.0), dpi=100, squeeze=False,
                              gridspec_kw={"height_ratios": heights})  # fmt: skip
     panels = axes[: len(drawn), 0]
     for ax in panels[1:]:
@@ -284,7 +302,7 @@ def search_chart(
     trial is (offered, passed, lo, hi); lo 0 means no lower bound yet. A column's title states
     the rate found (or none) and its loss target (`loss_target_pct` per column)."""
     n = max(1, len(panels))
-    fig, axes = plt.subplots(2, n, figsize=(4.2 * n + 0.8, 7.0), dpi=100, squeeze=False)
+    fig, axes = _pyplot().subplots(2, n, figsize=(4.2 * n + 0.8, 7.0), dpi=100, squeeze=False)
     for col, (name, trials) in enumerate(panels.items()):
         xs = list(range(1, len(trials) + 1))
         steps = [*xs, len(xs) + 0.6]  # each bound holds from its trial to the next
@@ -359,7 +377,7 @@ def dut_side_chart(
     }
     if not cpu and not any(counts.values()):
         return None
-    fig, (ax, cax) = plt.subplots(2, 1, figsize=(9.5, 5.8), dpi=100, sharex=True,
+    fig, (ax, cax) = _pyplot().subplots(2, 1, figsize=(9.5, 5.8), dpi=100, sharex=True,
                                   gridspec_kw={"height_ratios": [1, 1]})  # fmt: skip
     if cpu:
         ax.plot([p[0] for p in cpu], [p[1] for p in cpu], marker="o", color="tab:orange", label="DUT CPU busy")
@@ -403,7 +421,7 @@ def rfc6349_chart(
     ]
     if not any(series for _, series, _ in panels[1:]):
         return None
-    fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 8.0), dpi=100, sharex=True)
+    fig, axes = _pyplot().subplots(len(panels), 1, figsize=(9.5, 8.0), dpi=100, sharex=True)
     for ax, (label, series, ideal) in zip(axes, panels, strict=True):
         if series:
             ax.plot([p[0] for p in series], [p[1] for p in series], marker="o", label=label)
@@ -428,7 +446,7 @@ def trend_chart(title: str, values: Sequence[float], groups: Sequence[tuple[int,
     """A small chart of one case metric over the runs analysed (oldest left): each run a dot, each
     group of steady runs its mean as a line over its runs, the run a change began a dashed line
     labelled with the build it began with."""
-    fig, ax = plt.subplots(figsize=(5.2, 1.9), dpi=80)
+    fig, ax = _pyplot().subplots(figsize=(5.2, 1.9), dpi=80)
     xs = list(range(1, len(values) + 1))
     ax.plot(xs, values, "o", markersize=3, color="tab:gray")
     for start, stop, mean in groups:
@@ -461,7 +479,7 @@ def signal_chart(
     attenuation, the bad points ringed red, the fall to zero marked, the at-RSSI floors as red
     steps (every point at that RSSI or stronger must be above), `keeps` as (% of the best, Mbit/s)
     dotted lines."""
-    fig, (by_rssi, by_att) = plt.subplots(1, 2, figsize=(11.5, 4.2))
+    fig, (by_rssi, by_att) = _pyplot().subplots(1, 2, figsize=(11.5, 4.2))
     att = [p[0] for p in points]
     mbps = [p[2] for p in points]
     known = [(p[1], p[2], p[0]) for p in points if p[1] is not None]

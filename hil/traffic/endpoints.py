@@ -29,6 +29,7 @@ from hil.tools.iperf2 import run_client as run_iperf2_client
 from hil.tools.iperf3 import Iperf3ClientArgs, Iperf3Server, json_document, parse_json
 from hil.tools.iperf3 import run_client as run_iperf3_client
 from hil.tools.watched_run import StopWhen
+from hil.traffic.overdue import either, silent_when_overdue
 
 Generator = Literal["iperf2", "iperf3"]
 
@@ -287,12 +288,14 @@ class HostEndpoint:
 
     def send(self, flow: FlowSpec, to: str, generator: Generator) -> SenderReport:
         udp = flow.proto == "udp"
+        # stopped early when its far end died (stop_when) or went silent once the test is overdue
+        stop_when = either(self.stop_when, silent_when_overdue(self.netns_prefix, to, flow.duration_s))
         if generator == "iperf3":
             rate = f"{flow.rate_mbps:g}M" if flow.rate_mbps else None
             args3 = Iperf3ClientArgs(host=to, port=flow.port, udp=udp, duration_s=flow.duration_s, length=flow.length,
                                      bandwidth=rate, window=flow.window, congestion=self.tcp_congestion,
                                      amount=flow.amount, mss=flow.mss, nodelay=flow.nodelay)  # fmt: skip
-            result, text = run_iperf3_client(self.netns_prefix, args3, flow.timeout_s, self.stop_when)
+            result, text = run_iperf3_client(self.netns_prefix, args3, flow.timeout_s, stop_when)
             receiver = ReceiverReport(
                 result.receiver_mbps, duration_s=result.duration_s, jitter_ms=result.jitter_ms,
                 lost=result.lost_packets, datagrams=result.packets, bytes=result.bytes,
@@ -305,7 +308,7 @@ class HostEndpoint:
             bandwidth=flow.rate_arg(), window=flow.window, mss=flow.mss, congestion=self.tcp_congestion,
             udp_fin=flow.udp_fin, nodelay=flow.nodelay,
         )  # fmt: skip
-        run = run_iperf2_client(self.netns_prefix, args, timeout_s=flow.timeout_s, stop_when=self.stop_when)
+        run = run_iperf2_client(self.netns_prefix, args, timeout_s=flow.timeout_s, stop_when=stop_when)
         raw = {f"{self.label} iperf2 client": f"$ {' '.join(run.argv)}\n{run.raw}"}
         return SenderReport(run.record.mbps, bytes=run.record.bytes, raw=raw)
 

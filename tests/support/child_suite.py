@@ -26,7 +26,9 @@ def run_suite(
     behaviour these runs check is not the wire's (tests/dut_firmware/test_wire_capture.py,
     tests/suite/test_packet_count.py; the Ctrl-C test captures)."""
     selection = (tests,) if isinstance(tests, str) else tests
-    argv = [sys.executable, "-m", "pytest", *selection, "--results-dir", str(results),
+    # (without hypothesis's pytest plugin: no property test runs in a child, and its summary hook
+    # imports hypothesis, half a second of each child's start)
+    argv = [sys.executable, "-m", "pytest", "-p", "no:hypothesispytest", *selection, "--results-dir", str(results),
             f"--alluredir={results / 'allure-results'}", "--repeat", "1", "--duration", "2", "--wire-capture", "off",
             *args]  # fmt: skip
     iperf_before = iperf_processes()
