@@ -64,7 +64,7 @@ def limit_line(
 @cache
 def _pyplot() -> ModuleType:
     """matplotlib's pyplot on its Agg backend, imported when the first chart is drawn, not when
-    the families are: every pytest start (a child run's, a CI job's) would pay its 0.7 s."""
+    the families are: every pytest start (a child run's, a CI job's) would pay for it."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -73,7 +73,7 @@ def _pyplot() -> ModuleType:
     return matplotlib.pyplot
 
 
-def to_hex(color: object) -> str:
+def _to_hex(color: object) -> str:
     from matplotlib.colors import to_hex as hex_of
 
     return hex_of(color)  # type: ignore[arg-type]
@@ -183,7 +183,7 @@ def sweep_chart(
     for name, points in series.items():
         pts = sorted(points)
         (line,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name, zorder=4)
-        colors[name] = to_hex(line.get_color())
+        colors[name] = _to_hex(line.get_color())
         ys += [p[1] for p in pts]
     if logx:
         ax.set_xscale("log", base=2)
