@@ -75,7 +75,7 @@ TOOL_FAILED = Rule(
     "after the failure the DUT still answers the PC's ping and its console (a DUT in the path still forwards), "
     "and its program is alive: a DUT that stopped answering is the DUT's failure, whatever the tool said (a PC "
     "client 5 s past its test's end whose far end answers none of three pings is stopped then, not at its "
-    "timeout: hil/traffic/overdue.py)",
+    "timeout, and that silence is the DUT's failure even if it answers again: hil/traffic/overdue.py)",
     "the same",
     ("leak_per_test",),
 )

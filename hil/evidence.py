@@ -18,6 +18,7 @@ from hil.session import which_down
 from hil.step_clock import timed
 from hil.tools.ping import answers_ping, check_forwarding
 from hil.tools.watched_run import Stopped
+from hil.traffic.overdue import Silence
 from hil.wire.watch import CaseWire, capture_text
 
 if TYPE_CHECKING:
@@ -251,6 +252,8 @@ def as_dut_fault(ctx: HilContext, exc: BenchError) -> DutError | None:
     answering (dut_unresponsive), naming both; None when the DUT still answers (the bench's)."""
     stopped = dut_unresponsive(ctx)
     if stopped is None:
+        if isinstance(exc, Stopped) and isinstance(exc.reason, Silence):  # never a bench fault: see Silence
+            return DutError(f"{exc}; it answers again now, but a far end that went silent is the DUT's failure")
         return None
     failed = f"the traffic failed with: {exc}"
     if isinstance(exc, Stopped):  # its reason, unless it is the one just given (the DUT's program stopped)

@@ -22,6 +22,11 @@ PROBE_EVERY_S = 1.0  # between the starts of two probes (each is up to 3 pings o
 SILENT_PROBES = 3  # probes in a row without an answer: the far end is silent
 
 
+class Silence(str):
+    """A stop's reason that is the far end's silence: evidence against the path through the DUT,
+    so the case is the DUT's even if it answers again by the time it is asked (hil.evidence)."""
+
+
 def silent_when_overdue(
     netns_prefix: list[str],
     ip: str,
@@ -47,7 +52,7 @@ def silent_when_overdue(
         silent += 1
         if silent < SILENT_PROBES:
             return None
-        return (
+        return Silence(
             f"{ip} answered none of {silent} pings {now - started - expected_s:.0f} s after its "
             f"{expected_s:g}-s test should have ended"
         )

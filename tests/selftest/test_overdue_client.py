@@ -6,9 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import pytest
 
+from hil.errors import BenchError, DutError
+from hil.evidence import as_dut_fault
 from hil.tools.watched_run import Stopped, run_watched
 from hil.traffic.overdue import OVERDUE_GRACE_S, PROBE_EVERY_S, SILENT_PROBES, either, silent_when_overdue
 
@@ -77,3 +80,23 @@ def test_a_running_program_is_stopped_with_the_reason() -> None:
         run_watched(argv, 60, lambda: (setattr(clock, "now", clock.now + PROBE_EVERY_S), stop())[1], "the client")
     assert time.monotonic() - began < 5
     assert subprocess.run(["pgrep", "-f", "time.sleep\\(30\\)"], capture_output=True).returncode == 1
+
+
+def _answering_ctx() -> SimpleNamespace:
+    """A case whose endpoint DUT is alive and answers the PC's ping again (loopback, really pinged)."""
+    return SimpleNamespace(second=None, far_end=SimpleNamespace(behind_dut=False, ip="127.0.0.1"),
+                           dut=SimpleNamespace(adapter=SimpleNamespace(alive=lambda: True), driver=None),
+                           pc_side=SimpleNamespace(netns_prefix=[]))  # fmt: skip
+
+
+def test_a_far_end_that_went_silent_is_the_duts_even_when_it_answers_again() -> None:
+    clock = Clock()
+    stop = silent_when_overdue([], "10.77.0.2", 0.0, answers=lambda p, ip: False, clock=clock)
+    with pytest.raises(Stopped) as silent:
+        clock.now += OVERDUE_GRACE_S
+        run_watched([sys.executable, "-c", "import time; time.sleep(30)"], 60,
+                    lambda: (setattr(clock, "now", clock.now + PROBE_EVERY_S), stop())[1], "the client")  # fmt: skip
+    fault = as_dut_fault(_answering_ctx(), silent.value)  # type: ignore[arg-type]
+    assert isinstance(fault, DutError) and "went silent is the DUT's failure" in str(fault)
+    # any other tool failure while the DUT answers stays the bench's (the rule tool-failed)
+    assert as_dut_fault(_answering_ctx(), BenchError("iperf printed no result")) is None  # type: ignore[arg-type]
