@@ -20,7 +20,7 @@ from hil.results.recorder import CaseRecord, Recorder, make_record
 from hil.scenarios.sweep import check
 from hil.stats import summarize
 
-pytestmark = pytest.mark.selftest
+pytestmark = [pytest.mark.selftest, pytest.mark.host_cpu]
 
 SPIN = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])}); exec('while True: pass')"
 

@@ -16,7 +16,7 @@ from hil.plumbing.cpu_pressure import PRESSURE_FILE, CpuPressureMeter, read_some
 from hil.results.recorder import Recorder, make_record
 from hil.stats import summarize
 
-pytestmark = pytest.mark.selftest
+pytestmark = [pytest.mark.selftest, pytest.mark.host_cpu]
 
 SPIN = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])}); exec('while True: pass')"
 PSI = "some avg10=0.00 avg60=0.00 avg300=0.00 total={}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"

@@ -17,7 +17,7 @@ import pytest
 from hil.plumbing.cpu_plan import BENCH_NICE, bench_placed, machine_cpus, make_plan, raise_session, session_nice
 from hil.plumbing.proc import start_logged
 
-pytestmark = pytest.mark.selftest
+pytestmark = [pytest.mark.selftest, pytest.mark.host_cpu]
 
 AUTOGROUPS = Path("/proc/sys/kernel/sched_autogroup_enabled")
 SPIN = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])}); exec('while True: pass')"

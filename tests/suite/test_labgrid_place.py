@@ -26,7 +26,7 @@ from hil.plumbing.labgrid_place import HOLDER_ENV, LABGRID_PYTHON, PlaceLock
 from hil.plumbing.netns import PC_IF, TAP, TbfShaping, TopologyConfig, VirtualTopology
 from tests.support.child_suite import iperf_processes
 from tests.support.labgrid_bench import LabgridBench
-from tests.support.processes import pgrep
+from tests.support.processes import not_another_runs, pgrep
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
@@ -147,10 +147,11 @@ def test_a_place_gives_the_suite_its_dut_and_is_locked_released_and_recovered(
     # nothing else left behind: no process of the killed run, no iperf, no stray lock
     group = pgrep("-g", str(killed.pid))
     assert not group, group
+    new_iperf = lambda: not_another_runs(iperf_processes() - iperf_before)  # noqa: E731 (not the other lane's)
     deadline = time.monotonic() + 15
-    while iperf_processes() - iperf_before and time.monotonic() < deadline:
+    while new_iperf() and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not iperf_processes() - iperf_before, iperf_processes() - iperf_before
+    assert not new_iperf(), new_iperf()
     print(f"holder {holder}; second run refused after 3 s; stale lock {stale} released by the next start")
 
 

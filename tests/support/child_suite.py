@@ -13,7 +13,7 @@ from hil.paths import PROJECT_ROOT
 from hil.plumbing.netns import list_namespaces
 from hil.wire.capture import CAPTURE_ROOT
 from tests.support.bounded import end_group
-from tests.support.processes import pgrep
+from tests.support.processes import not_another_runs, pgrep
 
 BASELINE = ("tests/hil", "-m", "baseline")
 
@@ -71,11 +71,13 @@ def dut_processes(results: Path) -> list[int]:
 
 
 def leftovers(pid: int, results: Path, iperf_before: set[str]) -> list[str]:
-    """Namespaces, DUT processes and iperf processes a child run of the suite left behind."""
+    """Namespaces, DUT processes and iperf processes a child run of the suite left behind (not
+    those of another run beside it, in its live namespaces: ./suite test's other lane)."""
     found = [ns for ns in list_namespaces() if ns.startswith(f"hil-{pid}-")]
     found += [f"DUT process {pid}" for pid in dut_processes(results)]
-    found += sorted(iperf_processes() - iperf_before)
-    found += [f"frame tester {p}" for p in pgrep("-a", "-x", "frametester|modelbox")]  # (the RFC 2544 family's)
+    found += sorted(not_another_runs(iperf_processes() - iperf_before, pid))
+    # (the RFC 2544 family's)
+    found += [f"frame tester {p}" for p in sorted(not_another_runs(pgrep("-a", "-x", "frametester|modelbox"), pid))]
     captures = CAPTURE_ROOT / f"run-{pid}"  # its captures: tcpdump and files gone with the run
     found += [f"tcpdump {p}" for p in pgrep("-f", f"tcpdump .*{captures}/")]
     found += [str(captures)] if captures.exists() else []

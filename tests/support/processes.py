@@ -1,10 +1,17 @@
 """Looking for processes in a self-test without being fooled: pgrep whose failure is an error, not
-"nothing found", and a wait until a process started in a namespace is really inside it."""
+"nothing found", a wait until a process started in a namespace is really inside it, and which run
+of the suite a bench process belongs to (two runs at once: ./suite test's lanes)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
 import subprocess
 import time
+from collections.abc import Iterable
+
+from hil.plumbing.netns import NETNS_PREFIX, list_namespaces
 
 
 def pgrep(*args: str) -> list[str]:
@@ -26,3 +33,43 @@ def wait_until_inside(ns: str, pid: int) -> None:
             return
         time.sleep(0.02)
     raise AssertionError(f"process {pid} never appeared in namespace {ns}")
+
+
+_RUN_NAMESPACE = re.compile(rf"^{NETNS_PREFIX}(\d+)-")  # hil-<the run's pid>-<n>-<role> (hil.plumbing.netns)
+
+
+def _net_namespace(pid: int | str) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}/ns/net").st_ino
+    except OSError:
+        return None
+
+
+def run_of_namespace(name: str) -> int | None:
+    """The pid of the run of the suite that made namespace `name` (None: not a run's)."""
+    return int(m.group(1)) if (m := _RUN_NAMESPACE.match(name)) is not None else None
+
+
+def run_namespaces() -> dict[int, int]:
+    """The named namespaces of the suite's runs on this machine: namespace inode -> the run's pid."""
+    found = {}
+    for ns in list_namespaces():
+        if (run := run_of_namespace(ns)) is not None:
+            with contextlib.suppress(OSError):
+                found[os.stat(f"/run/netns/{ns}").st_ino] = run
+    return found
+
+
+def owning_run(pid: int | str, namespaces: dict[int, int] | None = None) -> int | None:
+    """The run whose bench process `pid` belongs to (the pid in its namespace's name), None: in no
+    run's namespace (the host's, or one already removed: a run's leftover)."""
+    ino = _net_namespace(pid)
+    return None if ino is None else (run_namespaces() if namespaces is None else namespaces).get(ino)
+
+
+def not_another_runs(lines: Iterable[str], own_run: int | None = None) -> set[str]:
+    """The pgrep -a lines of the processes that are not another live run's: not inside the bench
+    of a run of the suite other than `own_run` (with ./suite test's two lanes, the other lane's
+    iperf is not this run's leftover, nor its client to kill)."""
+    namespaces = run_namespaces()
+    return {line for line in lines if owning_run(line.split(maxsplit=1)[0], namespaces) in (None, own_run)}
