@@ -31,43 +31,11 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hil.exit_codes import ExitCode
-
-NICE_ENV = "HIL_BENCH_NICE"  # a lower rank for a run beside another on one PC (./suite test's second lane)
-
-
-def bench_nice(environ: Mapping[str, str] = os.environ) -> int:
-    """The DUT's and the bench tools' niceness: -20, above any normal-priority load, unless
-    $HIL_BENCH_NICE ranks this run lower (-20..-1): two runs of the suite at once on one PC, the
-    one that must keep the upper hand at -20 (CFS weights at -10: 9548 against -20's 88761 and a
-    nice-0 load's 1024). ValueError naming a value that is no such number."""
-    text = environ.get(NICE_ENV, "").strip()
-    if not text:
-        return -20
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not -20 <= value <= -1:
-        raise ValueError(f"hil: {NICE_ENV}={text!r}: the bench's niceness is a whole number from -20 to -1 "
-                         "(above a normal-priority load)")  # fmt: skip
-    return value
-
-
-def _bench_nice_or_stop() -> int:  # a bad value: its one line and exit code 4 before anything runs
-    try:
-        return bench_nice()
-    except ValueError as exc:
-        sys.stderr.write(f"{exc}\n")
-        raise SystemExit(int(ExitCode.USAGE_ERROR)) from None
-
-
-BENCH_NICE = _bench_nice_or_stop()  # the DUT's and the bench tools' niceness: above any normal-priority load
+BENCH_NICE = -20  # the DUT's and the bench tools' niceness: above any normal-priority load
 
 
 def session_nice(pid: int) -> int | None:
