@@ -17,6 +17,7 @@ pytest_plugins = [
     "fixtures.report",
     "fixtures.exit_status",
     "fixtures.step_times",
+    "fixtures.heap",
 ]
 
 UNWIND_LIMIT_S = 30.0

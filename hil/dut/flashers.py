@@ -16,14 +16,14 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-
-from pytest_embedded.log import MessageQueue
-from pytest_embedded_idf.app import IdfApp
-from pytest_embedded_idf.serial import IdfSerial
+from typing import TYPE_CHECKING
 
 from hil.config.sections import ProbeConfig
 from hil.dut.esp_idf_build import IdfBuild
 from hil.errors import BenchError
+
+if TYPE_CHECKING:
+    from pytest_embedded.log import MessageQueue
 
 NO_PROBE_MESSAGE = "no debug probe attached (connect the board's debug USB port)"
 _NO_PROBE = ("No connected debug probes", "unable to find a matching CMSIS-DAP", "No J-Link device found",
@@ -207,6 +207,11 @@ def flash_idf_serial(build: IdfBuild, port: str, baud: int, log_path: Path) -> N
     writes the build's flash files with its flasher_args.json settings at `baud` and hard-resets
     the chip, and the port is closed again for the console. esptool's output goes to log_path; no
     chip, a wrong one or a failed write is one BenchError line, the whole bounded by a timeout."""
+    # (imported here: esptool and pytest-embedded-idf's serial, 0.1 s of every run's start otherwise)
+    from pytest_embedded.log import MessageQueue
+    from pytest_embedded_idf.app import IdfApp
+    from pytest_embedded_idf.serial import IdfSerial
+
     what = f"flasher esptool ({build.path.name} on {port})"  # the bench file's name for it
     no_chip = f"no ESP32 answered on {port} (board connected? right port? port in use?)"
     output = MessageQueue()

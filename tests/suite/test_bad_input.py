@@ -93,7 +93,7 @@ def test_a_mistake_is_one_line_and_exit_4_before_any_bench(tmp_path: Path, make,
     # one line names the problem (pytest's usage errors add its own usage lines around an option's)
     assert len([line for line in lines if "Traceback" in line or "INTERNALERROR" in line]) == 0, lines
     assert not (results / "results.jsonl").exists()
-    # (a live run's are another run's: ./suite test's other lane)
+    # (a live run's are another run's: a matrix of ./suite test beside this test)
     new = set(list_namespaces()) - before
     made = [ns for ns in new if (run := run_of_namespace(ns)) is None or not pid_alive(run)]
     assert not made, f"a namespace was made before the mistake was found: {made}"

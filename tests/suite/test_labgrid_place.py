@@ -147,7 +147,7 @@ def test_a_place_gives_the_suite_its_dut_and_is_locked_released_and_recovered(
     # nothing else left behind: no process of the killed run, no iperf, no stray lock
     group = pgrep("-g", str(killed.pid))
     assert not group, group
-    new_iperf = lambda: not_another_runs(iperf_processes() - iperf_before)  # noqa: E731 (not the other lane's)
+    new_iperf = lambda: not_another_runs(iperf_processes() - iperf_before)  # noqa: E731 (not another run's)
     deadline = time.monotonic() + 15
     while new_iperf() and time.monotonic() < deadline:
         time.sleep(0.5)

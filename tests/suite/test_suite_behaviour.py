@@ -24,7 +24,7 @@ from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT
 from hil.plumbing.netns import list_namespaces
 from tests.support.child_suite import BASELINE, allure_results, dut_processes, iperf_processes, leftovers, run_suite
-from tests.support.processes import not_another_runs, pgrep
+from tests.support.processes import in_runs_started_here, pgrep
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
@@ -212,7 +212,7 @@ def test_a_bench_tool_that_fails_is_a_bench_fault_failed_or_xfailed(tmp_path: Pa
 
     def kill_the_pcs_client() -> None:
         while not stop.is_set() and not killed:
-            for line in not_another_runs(pgrep("-a", "-x", "iperf")):  # (not ./suite test's other lane's)
+            for line in in_runs_started_here(pgrep("-a", "-x", "iperf")):  # (the child run's, no other run's)
                 pid, _, argv = line.partition(" ")
                 if " -c " in f" {argv} ":
                     time.sleep(0.7)  # in the middle of its transfer

@@ -72,7 +72,7 @@ def dut_processes(results: Path) -> list[int]:
 
 def leftovers(pid: int, results: Path, iperf_before: set[str]) -> list[str]:
     """Namespaces, DUT processes and iperf processes a child run of the suite left behind (not
-    those of another run beside it, in its live namespaces: ./suite test's other lane)."""
+    those of another run beside it, in its live namespaces: a matrix of ./suite test)."""
     found = [ns for ns in list_namespaces() if ns.startswith(f"hil-{pid}-")]
     found += [f"DUT process {pid}" for pid in dut_processes(results)]
     found += sorted(not_another_runs(iperf_processes() - iperf_before, pid))

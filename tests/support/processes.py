@@ -10,6 +10,7 @@ import re
 import subprocess
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 from hil.plumbing.netns import NETNS_PREFIX, list_namespaces
 
@@ -69,7 +70,22 @@ def owning_run(pid: int | str, namespaces: dict[int, int] | None = None) -> int 
 
 def not_another_runs(lines: Iterable[str], own_run: int | None = None) -> set[str]:
     """The pgrep -a lines of the processes that are not another live run's: not inside the bench
-    of a run of the suite other than `own_run` (with ./suite test's two lanes, the other lane's
-    iperf is not this run's leftover, nor its client to kill)."""
-    namespaces = run_namespaces()
-    return {line for line in lines if owning_run(line.split(maxsplit=1)[0], namespaces) in (None, own_run)}
+    of a run of the suite other than `own_run` or this process (a matrix of ./suite test running
+    beside: its iperf is not this run's leftover)."""
+    namespaces, ours = run_namespaces(), (None, own_run, os.getpid())
+    return {line for line in lines if owning_run(line.split(maxsplit=1)[0], namespaces) in ours}
+
+
+def parent_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def in_runs_started_here(lines: Iterable[str]) -> list[str]:
+    """The pgrep -a lines of the processes inside the bench of a run of the suite that this
+    process started (a child run), not any other run's on the machine."""
+    namespaces, me = run_namespaces(), os.getpid()
+    runs = {line: owning_run(line.split(maxsplit=1)[0], namespaces) for line in lines}
+    return [line for line, run in runs.items() if run is not None and parent_of(run) == me]
