@@ -1,6 +1,7 @@
 """Looking for processes in a self-test without being fooled: pgrep whose failure is an error, not
 "nothing found", a wait until a process started in a namespace is really inside it, and which run
-of the suite a bench process belongs to (two runs at once: ./suite test's lanes)."""
+of the suite a bench process belongs to (two runs at once: a matrix of ./suite test and a test
+beside it, or two CI jobs on one PC)."""
 
 from __future__ import annotations
 
