@@ -183,19 +183,23 @@ def delete_run_namespaces(pid: int) -> list[str]:
     """Deletes the namespaces a run (process `pid`) created, with every process in them."""
     removed = []
     for ns in list_namespaces():
-        m = _NAME_RE.match(ns)
-        if m and int(m.group(1)) == pid:
+        if run_of(ns) == pid:
             delete_namespace(ns)
             removed.append(ns)
     return removed
+
+
+def run_of(name: str) -> int | None:
+    """The pid of the run that made namespace `name` (hil-<pid>-<n>-<role>); None: not a run's."""
+    m = _NAME_RE.match(name)
+    return int(m.group(1)) if m else None
 
 
 def cleanup_stale() -> list[str]:
     """Deletes namespaces of earlier runs whose creating process is gone. Returns their names."""
     removed = []
     for ns in list_namespaces():
-        m = _NAME_RE.match(ns)
-        if m and not pid_alive(int(m.group(1))):
+        if (run := run_of(ns)) is not None and not pid_alive(run):
             delete_namespace(ns)
             removed.append(ns)
     return removed

@@ -12,9 +12,8 @@ import pytest
 
 from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT, host_firmware
-from hil.plumbing.netns import list_namespaces, pid_alive
+from hil.plumbing.netns import list_namespaces, pid_alive, run_of
 from tests.support.child_suite import run_suite
-from tests.support.processes import run_of_namespace
 
 pytestmark = [pytest.mark.virtual_bench]
 
@@ -95,7 +94,7 @@ def test_a_mistake_is_one_line_and_exit_4_before_any_bench(tmp_path: Path, make,
     assert not (results / "results.jsonl").exists()
     # (a live run's are another run's: a matrix of ./suite test beside this test)
     new = set(list_namespaces()) - before
-    made = [ns for ns in new if (run := run_of_namespace(ns)) is None or not pid_alive(run)]
+    made = [ns for ns in new if (run := run_of(ns)) is None or not pid_alive(run)]
     assert not made, f"a namespace was made before the mistake was found: {made}"
 
 

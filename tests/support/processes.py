@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import subprocess
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from hil.plumbing.netns import NETNS_PREFIX, list_namespaces
+from hil.plumbing.netns import list_namespaces, run_of
 
 
 def pgrep(*args: str) -> list[str]:
@@ -37,9 +36,6 @@ def wait_until_inside(ns: str, pid: int) -> None:
     raise AssertionError(f"process {pid} never appeared in namespace {ns}")
 
 
-_RUN_NAMESPACE = re.compile(rf"^{NETNS_PREFIX}(\d+)-")  # hil-<the run's pid>-<n>-<role> (hil.plumbing.netns)
-
-
 def _net_namespace(pid: int | str) -> int | None:
     try:
         return os.stat(f"/proc/{pid}/ns/net").st_ino
@@ -47,16 +43,11 @@ def _net_namespace(pid: int | str) -> int | None:
         return None
 
 
-def run_of_namespace(name: str) -> int | None:
-    """The pid of the run of the suite that made namespace `name` (None: not a run's)."""
-    return int(m.group(1)) if (m := _RUN_NAMESPACE.match(name)) is not None else None
-
-
 def run_namespaces() -> dict[int, int]:
     """The named namespaces of the suite's runs on this machine: namespace inode -> the run's pid."""
     found = {}
     for ns in list_namespaces():
-        if (run := run_of_namespace(ns)) is not None:
+        if (run := run_of(ns)) is not None:
             with contextlib.suppress(OSError):
                 found[os.stat(f"/run/netns/{ns}").st_ino] = run
     return found
