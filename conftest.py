@@ -18,6 +18,7 @@ pytest_plugins = [
     "fixtures.exit_status",
     "fixtures.step_times",
     "fixtures.heap",
+    "fixtures.embedded_pipeline",
 ]
 
 UNWIND_LIMIT_S = 30.0

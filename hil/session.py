@@ -48,6 +48,9 @@ from hil.traffic.roles import PcSide
 from hil.wire.watch import WireWatch
 
 RTT_PINGS = 5
+# (the delay line holds each frame in a queue, several in flight: the 0.2-s interval's 0.8 s a case,
+# 17 cases of the test command's virtual matrix, was only waiting)
+RTT_PING_INTERVAL_S = 0.01
 
 
 class DutState(StrEnum):
@@ -300,7 +303,8 @@ class HilContext:
                 console.run_ok("linkdelay 0", 10)
 
     def _ping_rtt_ms(self) -> float:
-        argv = ping_argv(self.pc_side.netns_prefix, self.dut.config.network.dut_ip, count=RTT_PINGS, wait_s=2)
+        argv = ping_argv(self.pc_side.netns_prefix, self.dut.config.network.dut_ip, count=RTT_PINGS,
+                         interval_s=RTT_PING_INTERVAL_S, wait_s=2)  # fmt: skip
         stats, _ = run_ping(argv, timeout_s=30)
         if not stats.rtts_ms:
             raise DutError(f"the DUT answered none of {RTT_PINGS} pings through the delayed link")

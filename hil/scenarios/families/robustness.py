@@ -85,6 +85,7 @@ SERVE_BOUND_MS = 1000.0  # the real clients' wait beyond their normal time (thre
 SERVE_GIVE_UP_S = 15.0  # a real client not served this long after the class is not served
 IDLE_CONNECTIONS = 8  # the exhaust class's silent connections to a listening TCP server
 SETTLE_S = 8.0  # how long the DUT's pools may take to return to their idle level (reassembly: 2-3 s)
+SETTLE_POLL_S = 0.05  # between two readings of them (a `stats` round trip: a few ms): the time it took, to 50 ms
 NOT_ISOLATED = (
     "the robustness family sends hostile frames: only to a DUT whose network the bench file declares isolated "
     "(network.isolated: true; the virtual benches' namespaces are by construction)"
@@ -740,7 +741,7 @@ def settle(hil: HilContext, idle: dict[str, int] | None) -> tuple[float, dict[st
             still = held(idle, now)
         if not still or time.monotonic() - start > SETTLE_S:
             break
-        time.sleep(0.25)
+        time.sleep(SETTLE_POLL_S)
     return (time.monotonic() - start) * 1000.0, still
 
 
