@@ -101,12 +101,3 @@ def child_run(
     return ChildRun(
         proc.returncode, outcomes, [r for r in records if "values" in r], proc.stdout + proc.stderr, seconds
     )
-
-
-def cpu_us_per_frame(run: ChildRun, case: str, counter: str) -> float:
-    """The DUT's CPU per frame in one case of an unplanted run (its own `stats`: CPU busy time over
-    the traffic, frames its link sent or received): what a planted per-frame cost adds to."""
-    rec = next(r for r in run.records if f"{r['scenario']}/{r['case']}" == case)
-    cpu_pct = float(rec["measured"]["dut_cpu_pct"])  # type: ignore[index]
-    frames = float(rec["extra"]["wire"]["counters"]["dut"][counter])  # type: ignore[index]
-    return cpu_pct / 100.0 * float(rec["traffic_s"]) * 1e6 / frames  # type: ignore[arg-type]
