@@ -303,7 +303,8 @@ def confirm_miss(
     Two misses fail it as the DUT's, with every trial's numbers (a regression stays a regression,
     a threshold miss is the graver); a trial that is itself a bench fault counts as a miss (it
     cannot show the DUT met its limits). Two trials that met every criterion pass the case: the
-    first miss is said in the case's title and its record keeps the verdict it had. Never a bench
+    first miss is said in the case's description and the run's notes, its record keeps the verdict
+    it had, and the case's title is the passing trial's (`remeasure` titles it). Never a bench
     fault: one trial that passed is no evidence that the bench, not the DUT, set the other
     (hil.bench_faults.RETIRED). Anything else (a bench fault, a real board, a run without the
     option) is raised as it is. `remeasure` gives the case's record, or its records where one case
