@@ -28,6 +28,12 @@ from hil.session import DutSession, DutState
 from hil.traffic.far_end import ConsoleFarEnd
 
 
+def wifi_of(session: DutSession) -> str | None:
+    """What the second DUT reported of its Wi-Fi association at its last bring-up (None: wired)."""
+    link = getattr(session.adapter, "wifi", None)
+    return link.describe() if link is not None else None
+
+
 def where(session: DutSession) -> str:
     """The second DUT's place, as its messages say it: "behind the run's DUT", "beside the run's DUT"."""
     return f"{session.relation} the run's DUT"
@@ -80,6 +86,12 @@ def start_second(session: DutSession) -> FinalLine:
         identity = driver.identify(cfg.console.boot_timeout_s)
     except (DutError, BenchError) as exc:
         raise DutError(f"DUT {cfg.name} ({where(session)}) does not answer its console: {exc}") from exc
+    try:  # a Wi-Fi station joins its pair's SoftAP (the run's DUT, up by now)
+        joined = session.adapter.associate(driver) is not None
+    except DutError as exc:
+        raise DutError(f"DUT {cfg.name} ({where(session)}): {exc}") from exc
+    if joined:  # its address is the one `wifi connect` gave it
+        identity = driver.identify(cfg.console.boot_timeout_s)
     if (reported := identity.fields.get("ip")) != cfg.network.dut_ip:
         raise DutError(f"DUT {cfg.name} ({rel}) reports address {reported}, the bench file says {cfg.network.dut_ip}")
     if not session.idle:

@@ -63,7 +63,8 @@ static void test_join_and_status(void)
     wifi_command_line("wifi connect " AP_SSID_HEX " " AP_PSK_HEX " 10.77.0.2 24");
     wifi_run_ms(100);
     CHECK(wifi_output_has("RESULT wifi status=connected source=console ssid_hex=" AP_SSID_HEX
-              " bssid=02:00:00:00:a0:01 channel=6 rssi=-47 auth=wpa2 phy=11bgn ip=10.77.0.2\r\n"));
+              " bssid=02:00:00:00:a0:01 channel=6 rssi=-47 auth=wpa2 phy=11bgn ip=10.77.0.2"
+                          " joins=1 lost_reason=0 lost_name=NONE\r\n"));
     CHECK(netif_is_link_up(&netif));
     CHECK(ip4_addr_get_u32(netif_ip4_addr(&netif)) == PP_HTONL(0x0a4d0002u));
     CHECK(ip4_addr_get_u32(netif_ip4_netmask(&netif)) == PP_HTONL(0xffffff00u));
@@ -141,7 +142,13 @@ static void test_malformed_arguments(void)
         const char *line;
         const char *error;
     } cases[] = {
-        {"wifi", "ERR wifi usage: wifi connect SSID_HEX PSK_HEX|- IP PREFIX_LEN [GW] | status | disconnect\r\n"},
+        {"wifi", "ERR wifi usage: wifi connect SSID_HEX PSK_HEX|- IP PREFIX_LEN [GW] | status | disconnect | "
+                 "ap SSID_HEX PSK_HEX|- IP PREFIX_LEN | ap stop\r\n"},
+        {"wifi ap", "ERR wifi usage: "},
+        {"wifi ap stop now", "ERR wifi usage: "},
+        {"wifi ap 00 - 10.77.0.2 24", "ERR wifi invalid SSID_HEX"},
+        {"wifi ap " AP_SSID_HEX " 61626364656667 10.77.0.2 24", "ERR wifi invalid PSK_HEX"},
+        {"wifi ap " AP_SSID_HEX " - 10.77.0.2 24", "ERR wifi ap failed: ESP_FAIL"}, /* no link: a simulated AP's station */
         {"wifi connect " AP_SSID_HEX " -", "ERR wifi usage: "},
         {"wifi connect " AP_SSID_HEX " - 10.77.0.2 24 10.77.0.1 extra", "ERR wifi usage: "},
         {"wifi connect 6c6 - 10.77.0.2 24", "ERR wifi invalid SSID_HEX"},

@@ -7,6 +7,7 @@
 #include "fw_app.h"
 #include "test_platform.h"
 #include "wifi_cmd.h"
+#include "wifi_link.h"
 #include "wifi_sim.h"
 
 void wifi_loop_once(const char *input)
@@ -18,6 +19,7 @@ void wifi_loop_once(const char *input)
     fw_app_poll();
     host_core_unlock();
     wifi_sim_poll();
+    wifi_link_poll();
     wifi_cmd_service();
 }
 

@@ -137,9 +137,14 @@ class ProbeConfig(Strict):
 
 
 class WifiConfig(Strict):
-    """The access point an ESP32 joins. The PSK is never written here: psk_env names the
-    environment variable that holds it (None: an open network)."""
+    """The access point an ESP32 joins (`mode: station`), or the one it is (`mode: softap`: the
+    access point of a Wi-Fi pair, its partner the station). The PSK is never written here: psk_env
+    names the environment variable that holds it (None: an open network)."""
 
+    mode: Literal["station", "softap"] = "station"
+    # the station's access point on the virtual bench: the host firmware's simulated one, or the
+    # SoftAP of its Wi-Fi pair on the link (the DUT that names this one as its partner)
+    ap: Literal["simulated", "partner"] = "simulated"
     ssid: Annotated[str, Field(min_length=1, max_length=32)]
     psk_env: str | None = None
     connect_attempts: Annotated[int, Field(ge=1, le=20)] = 3
@@ -154,6 +159,17 @@ class WifiConfig(Strict):
             # the value is not repeated: it may be the PSK itself, written where its variable's name belongs
             raise ValueError("not an environment variable name (give the name of the variable holding the PSK)")
         return v
+
+    @model_validator(mode="after")
+    def _softap_has_no_attenuator(self) -> WifiConfig:
+        if self.mode == "softap" and self.ap != "simulated":
+            raise ValueError("ap: names a station's access point; a SoftAP's section has none")
+        if self.mode == "softap" and self.attenuator is not None:
+            raise ValueError(
+                "attenuator: the attenuator sits in front of the station; a SoftAP's section has none "
+                "(give it to the station of the pair)"
+            )
+        return self
 
     def psk(self) -> str:
         """The PSK from the environment ('' for an open network); checked like the firmware checks it."""

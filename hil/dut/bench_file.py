@@ -14,7 +14,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from hil.config.errors import load_model
-from hil.config.sections import PcConfig, Strict
+from hil.config.sections import DutBase, PcConfig, Strict
 from hil.dut.kinds import dut_section, kinds
 from hil.paths import PROJECT_ROOT
 
@@ -107,7 +107,7 @@ class BenchConfig(Strict):
                     f"(kind {other.kind!r}, role {other.role!r})"
                 )
             if getattr(first, "wifi", None) is not None or getattr(other, "wifi", None) is not None:
-                raise ValueError(f"{where}: the DUT-to-DUT link is wired (no wifi: on either DUT)")
+                _wifi_pair(where, first, other)
             net = ipaddress.IPv4Network(f"{first.network.pc_ip}/{first.network.prefix_len}", strict=False)
             ip = other.network.dut_ip
             if ipaddress.IPv4Address(ip) not in net or ip in (first.network.pc_ip, first.network.dut_ip):
@@ -118,6 +118,51 @@ class BenchConfig(Strict):
             if other.network.dut_mac == first.network.dut_mac:
                 raise ValueError(f"{where}: both DUTs have MAC {other.network.dut_mac}: give network.dut_mac apart")
         return self
+
+    @model_validator(mode="after")
+    def _softaps_paired(self) -> BenchConfig:
+        """A SoftAP, and a station whose access point is its partner, are one end of a Wi-Fi pair."""
+        paired = {d.name for d in self.duts if d.partner is not None} | {d.partner for d in self.duts if d.partner}
+        for dut in self.duts:
+            wifi = getattr(dut, "wifi", None)
+            if wifi is None or dut.name in paired:
+                continue
+            if wifi.mode == "softap":
+                raise ValueError(
+                    f"DUT {dut.name}: wifi.mode softap is the access point of a Wi-Fi pair: name its station "
+                    "as the partner (partner: <the station DUT>)"
+                )
+            if wifi.ap == "partner":
+                raise ValueError(f"DUT {dut.name}: wifi.ap partner needs a pair with a SoftAP (partner:)")
+        return self
+
+
+def _wifi_pair(where: str, first: DutBase, other: DutBase) -> None:
+    """A Wi-Fi pair on the virtual bench: the DUT naming the partner is the SoftAP (it starts before
+    its station joins), the partner its station with the same SSID; both the host firmware with the
+    project's console. The station says its access point is its partner (`wifi.ap: partner`)."""
+    ap, station = getattr(first, "wifi", None), getattr(other, "wifi", None)
+    if ap is None or station is None:
+        raise ValueError(
+            f"{where}: a Wi-Fi pair has wifi: on both DUTs (a SoftAP and its station); a wired pair on neither"
+        )
+    if ap.mode != "softap" or station.mode != "station":
+        raise ValueError(
+            f"{where}: in a Wi-Fi pair the DUT that names the partner is the SoftAP (wifi.mode: softap) and the "
+            f"partner its station (wifi.mode: station); here {ap.mode} and {station.mode}"
+        )
+    for dut in (first, other):
+        if not getattr(dut, "SIMULATED_RADIO", False) or getattr(dut, "stock_firmware", True):
+            raise ValueError(
+                f"{where}: a Wi-Fi pair is the virtual bench's host firmware with the project's console on both "
+                f"sides (DUT {dut.name}: kind {dut.kind!r}, console.dialect {dut.console.dialect!r})"
+            )
+    if station.ssid != ap.ssid:
+        raise ValueError(f"{where}: the station's wifi.ssid {station.ssid!r} is not its SoftAP's {ap.ssid!r}")
+    if station.ap != "partner":
+        raise ValueError(
+            f"{where}: the station joins the SoftAP of its pair, not a simulated one: give it wifi.ap: partner"
+        )
 
 
 def load_bench(path: Path) -> BenchConfig:

@@ -119,6 +119,7 @@ class VirtualDut(WifiStation, LocalDut):
             bridge_taps=taps, personality=self.cfg.personality_name,
             wifi_air=self.air_file if att is not None else None,
             wifi_air_notch_db=att.planted_bad_point_db if att is not None else None,
+            wifi_link=wifi is not None and (wifi.mode == "softap" or wifi.ap == "partner"),
         )  # fmt: skip
         self.wifi = None  # a new program has not associated
         proc = HostDutProcess(spec, self.workdir, line)

@@ -39,11 +39,15 @@ class HostDutSpec:
     # the simulated station's radio model, driven by the virtual attenuator writing this file (--wifi-air)
     wifi_air: Path | None = None
     wifi_air_notch_db: int | None = None  # the planted bad point (--wifi-air-notch-db)
+    # Wi-Fi over the link (--wifi-link): the SoftAP of a pair (`wifi ap`) or its station (`wifi connect`)
+    wifi_link: bool = False
 
     def address_args(self) -> list[str]:
         """The address (a station: the project's firmware takes it from `wifi connect`; a stock
         personality's from the simulated AP's DHCP, which leases this one)."""
         address = ["--ip", self.ip, "--netmask", self.netmask]
+        if self.wifi_link:  # the address comes from `wifi ap` or `wifi connect`
+            return ["--wifi-link"]
         if self.wifi_sim_ssid is None:
             return address
         return [*(address if self.personality is not None else []), "--wifi-sim-ssid", self.wifi_sim_ssid,

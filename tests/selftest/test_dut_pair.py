@@ -5,6 +5,7 @@ the pair and the way each record's traffic went."""
 from pathlib import Path
 
 import pytest
+import yaml
 
 from hil.config.errors import ConfigError
 from hil.dut.bench_file import load_bench
@@ -95,3 +96,61 @@ def test_each_record_names_the_partner_and_the_way_its_traffic_went(tmp_path: Pa
     rec.record(rx, 1.0, 2.0)
     assert tx.extra["dut_partner"] == {"name": "host-b", "version": "v1"}
     assert tx.extra["flow"] == "host-a -> host-b" and rx.extra["flow"] == "host-b -> host-a"
+
+
+WIFI_PAIR = Path("bench") / "wifi-pair.yaml"
+
+
+def _wifi_pair(tmp_path: Path, edit: dict[str, dict[str, object] | None]) -> Path:
+    """bench/wifi-pair.yaml with `edit` applied to its DUTs' wifi: sections ({dut index: changes},
+    None: no wifi: at all)."""
+    data = yaml.safe_load(WIFI_PAIR.read_text())
+    for index, change in edit.items():
+        dut = data["duts"][int(index)]
+        if change is None:
+            dut.pop("wifi")
+        else:
+            dut["wifi"] = {k: v for k, v in {**dut["wifi"], **change}.items() if v is not None}
+    path = tmp_path / "wifi-pair.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_the_project_bench_of_a_wifi_pair_loads() -> None:
+    ap, station = load_bench(WIFI_PAIR).duts
+    assert ap.partner == station.name and ap.wifi.mode == "softap" and station.wifi.mode == "station"
+    assert station.wifi.ap == "partner" and station.wifi.ssid == ap.wifi.ssid
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"0": {"mode": "station"}, "1": {"mode": "softap", "ap": None}},
+         "the DUT that names the partner is the SoftAP (wifi.mode: softap) and the partner its station"),
+        ({"1": {"ssid": "other"}}, "the station's wifi.ssid 'other' is not its SoftAP's 'hil-pair'"),
+        ({"1": {"ap": None}}, "give it wifi.ap: partner"),
+        ({"1": None}, "a Wi-Fi pair has wifi: on both DUTs"),
+        ({"0": {"ap": "partner"}}, "ap: names a station's access point; a SoftAP's section has none"),
+    ],
+)  # fmt: skip
+def test_a_bad_wifi_pair_gets_one_message_naming_it(tmp_path: Path, edit: dict, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_bench(_wifi_pair(tmp_path, edit))
+    assert message in str(err.value), err.value
+
+
+@pytest.mark.parametrize(
+    ("wifi", "message"),
+    [
+        ({"mode": "softap", "ssid": "x"}, "wifi.mode softap is the access point of a Wi-Fi pair: name its station"),
+        ({"ap": "partner", "ssid": "x"}, "wifi.ap partner needs a pair with a SoftAP"),
+    ],
+)
+def test_a_softap_or_a_partner_station_outside_a_pair_is_refused(tmp_path: Path, wifi: dict, message: str) -> None:
+    data = yaml.safe_load(Path("bench/virtual-wifi.yaml").read_text())
+    data["duts"][0]["wifi"] = wifi
+    path = tmp_path / "lone.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError) as err:
+        load_bench(path)
+    assert message in str(err.value), err.value

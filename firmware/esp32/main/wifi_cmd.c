@@ -11,13 +11,14 @@
 #include "hil_hex.h"
 #include "hil_lock.h"
 #include "sdkconfig.h"
+#include "wifi_ap.h"
 #include "wifi_names.h"
 
-enum request_kind { REQUEST_CONNECT, REQUEST_STATUS, REQUEST_DISCONNECT };
+enum request_kind { REQUEST_CONNECT, REQUEST_STATUS, REQUEST_DISCONNECT, REQUEST_AP_START, REQUEST_AP_STOP };
 
 struct request {
     enum request_kind kind;
-    struct wifi_sta_target target; /* REQUEST_CONNECT */
+    struct wifi_sta_target target; /* REQUEST_CONNECT, REQUEST_AP_START */
 };
 
 enum link_state { LINK_IDLE, LINK_CONNECTING, LINK_CONNECTED };
@@ -42,6 +43,11 @@ static struct {
     uint64_t deadline_us;
     unsigned attempts;
     uint8_t last_reason;
+    unsigned joins;      /* associations since boot */
+    uint8_t lost_reason; /* why the last established association ended (0: none ended) */
+    bool ap_on; /* the SoftAP runs (`wifi ap`): the station's commands are refused */
+    uint8_t ap_ssid[WIFI_STA_SSID_MAX];
+    size_t ap_ssid_len;
 } w;
 
 static const char *source_name(enum wifi_sta_target_source s)
@@ -52,7 +58,8 @@ static const char *source_name(enum wifi_sta_target_source s)
 static bool connect_queued(void)
 {
     for (size_t i = 0; i < w.count; i++) {
-        if (w.queue[(w.head + i) % HIL_WIFI_REQUEST_QUEUE_LEN].kind == REQUEST_CONNECT) {
+        enum request_kind k = w.queue[(w.head + i) % HIL_WIFI_REQUEST_QUEUE_LEN].kind;
+        if (k == REQUEST_CONNECT || k == REQUEST_AP_START) {
             return true;
         }
     }
@@ -139,10 +146,14 @@ void wifi_command(int argc, char **argv)
 {
     struct request r;
     memset(&r, 0, sizeof r);
-    if (argc >= 2 && strcmp(argv[1], "connect") == 0) {
-        bool busy = w.state != LINK_IDLE || connect_queued();
+    if (argc == 3 && strcmp(argv[1], "ap") == 0 && strcmp(argv[2], "stop") == 0) {
+        r.kind = REQUEST_AP_STOP;
+    } else if (argc >= 2 && (strcmp(argv[1], "connect") == 0 || strcmp(argv[1], "ap") == 0)) {
+        bool busy = w.state != LINK_IDLE || connect_queued() || w.ap_on;
         if (busy) {
-            fw_err("wifi", "busy: %s (wifi disconnect first)", w.state == LINK_CONNECTED ? "connected" : "connecting");
+            fw_err("wifi", "busy: %s", w.ap_on                     ? "softap running (wifi ap stop first)"
+                                       : w.state == LINK_CONNECTED ? "connected (wifi disconnect first)"
+                                                                   : "connecting (wifi disconnect first)");
         }
         bool ok = !busy && parse_connect(argc, argv, &r.target);
         if (argc > 3) {
@@ -151,7 +162,7 @@ void wifi_command(int argc, char **argv)
         if (!ok) {
             return;
         }
-        r.kind = REQUEST_CONNECT;
+        r.kind = strcmp(argv[1], "ap") == 0 ? REQUEST_AP_START : REQUEST_CONNECT;
     } else if (argc == 2 && strcmp(argv[1], "status") == 0) {
         r.kind = REQUEST_STATUS;
     } else if (argc == 2 && strcmp(argv[1], "disconnect") == 0) {
@@ -210,9 +221,11 @@ static void print_locked(const char *line)
 static void print_connected(const char *head)
 {
     char fields[384];
-    char line[480];
+    char line[560];
     format_link_fields(fields, sizeof fields);
-    snprintf(line, sizeof line, "%s status=connected source=%s%s\r\n", head, source_name(w.source), fields);
+    snprintf(line, sizeof line, "%s status=connected source=%s%s joins=%u lost_reason=%u lost_name=%s\r\n", head,
+             source_name(w.source), fields, w.joins, (unsigned)w.lost_reason,
+             w.lost_reason != 0 ? wifi_reason_name(w.lost_reason) : "NONE");
     print_locked(line);
 }
 
@@ -233,6 +246,57 @@ static void report_failed(const char *why)
                  source_name(w.source), r, r != 0 ? wifi_reason_name(r) : "NONE", w.attempts);
     }
     print_locked(line);
+}
+
+/* ---- The SoftAP ------------------------------------------------------------------------------ */
+
+/* "RESULT wifi mode=softap status=started ssid_hex= bssid= channel= auth= ip= stations=" */
+static void print_ap(void)
+{
+    struct wifi_ap_info info;
+    if (wifi_ap_get_info(&info) != ESP_OK) {
+        print_locked("RESULT wifi mode=softap status=stopped\r\n");
+        return;
+    }
+    char ssid_hex[2 * WIFI_STA_SSID_MAX + 1];
+    char auth[16];
+    char line[256];
+    hil_hex_encode(w.ap_ssid, w.ap_ssid_len, ssid_hex, sizeof ssid_hex);
+    const uint8_t *b = info.bssid;
+    const uint32_t ip = info.ip;
+    snprintf(line, sizeof line,
+             "RESULT wifi mode=softap status=started ssid_hex=%s bssid=%02x:%02x:%02x:%02x:%02x:%02x channel=%u "
+             "auth=%s ip=%u.%u.%u.%u stations=%u\r\n",
+             ssid_hex, b[0], b[1], b[2], b[3], b[4], b[5], (unsigned)info.channel,
+             wifi_auth_name(info.authmode, auth, sizeof auth), (unsigned)(ip >> 24), (unsigned)(ip >> 16 & 0xff),
+             (unsigned)(ip >> 8 & 0xff), (unsigned)(ip & 0xff), info.stations);
+    print_locked(line);
+}
+
+static void do_ap_start(const struct wifi_sta_target *t)
+{
+    if (w.state != LINK_IDLE || w.ap_on) {
+        print_locked("ERR wifi busy: the station or the softap runs\r\n");
+        return;
+    }
+    esp_err_t err = wifi_ap_start(t);
+    if (err != ESP_OK) {
+        char line[96];
+        snprintf(line, sizeof line, "ERR wifi ap failed: %s\r\n", esp_err_to_name(err));
+        print_locked(line);
+        return;
+    }
+    w.ap_on = true;
+    memcpy(w.ap_ssid, t->ssid, t->ssid_len);
+    w.ap_ssid_len = t->ssid_len;
+    print_ap();
+}
+
+static void do_ap_stop(void)
+{
+    (void)wifi_ap_stop();
+    w.ap_on = false;
+    print_locked("RESULT wifi mode=softap status=stopped\r\n");
 }
 
 /* ---- The link state machine ------------------------------------------------------------------ */
@@ -261,6 +325,10 @@ static void start_connect(struct wifi_sta_target *t)
 
 static void do_status(void)
 {
+    if (w.ap_on) {
+        print_ap();
+        return;
+    }
     if (w.state == LINK_CONNECTED) {
         print_connected("RESULT wifi");
         return;
@@ -294,6 +362,7 @@ static void on_event(const struct wifi_sta_event *ev)
     if (ev->kind == WIFI_STA_EVENT_CONNECTED) {
         if (w.state == LINK_CONNECTING) {
             w.state = LINK_CONNECTED;
+            w.joins++;
             report_connected();
         }
         return;
@@ -301,6 +370,7 @@ static void on_event(const struct wifi_sta_event *ev)
     w.last_reason = ev->reason;
     if (w.state == LINK_CONNECTED) {
         /* the link was lost: re-join the same network, reporting the outcome as WIFI lines */
+        w.lost_reason = ev->reason;
         char line[96];
         snprintf(line, sizeof line, "WIFI status=disconnected source=%s reason=%u name=%s\r\n", source_name(w.source),
                  (unsigned)ev->reason, wifi_reason_name(ev->reason));
@@ -340,6 +410,12 @@ void wifi_cmd_service(void)
             break;
         case REQUEST_DISCONNECT:
             do_disconnect();
+            break;
+        case REQUEST_AP_START:
+            do_ap_start(&r.target);
+            break;
+        case REQUEST_AP_STOP:
+            do_ap_stop();
             break;
         }
         wifi_sta_wipe(&r, sizeof r);

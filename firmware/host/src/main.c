@@ -36,6 +36,7 @@
 #include "esp_wifi_personality.h"
 #include "wifi_air.h"
 #include "wifi_cmd.h"
+#include "wifi_link.h"
 #include "wifi_sim.h"
 
 #define MAX_FRAMES_PER_POLL 256
@@ -66,6 +67,14 @@ static bool air_carry(size_t len, bool outgoing)
 
 static const struct tapif_air station_air = {wifi_air_free_at_us, air_carry};
 
+/* --wifi-link: the air's management frames go to the tap straight (wifi_link.h) */
+static struct tapif *wifi_link_tap;
+
+static void wifi_link_write(const uint8_t *frame, size_t len)
+{
+    tapif_write_frame(wifi_link_tap, frame, len);
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -86,6 +95,9 @@ static void usage(FILE *out)
             "                      (no --ip) and nothing passes until the station has associated\n"
             "  --wifi-sim-psk-env VAR  the simulated AP's passphrase is in environment variable VAR\n"
             "                      (default: an open network)\n"
+            "  --wifi-link         Wi-Fi over the tap's link, with the ESP32 port's `wifi` command: `wifi ap`\n"
+            "                      makes this DUT the SoftAP there, `wifi connect` joins a SoftAP heard\n"
+            "                      there (another host firmware's); the address comes from either command\n"
             "  --wifi-air FILE     the station's radio follows a path-loss model driven by an attenuator\n"
             "                      writing \"ATTENUATION_DB [AP_DBM]\" to FILE (RSSI, MCS, retries, air time)\n"
             "  --wifi-air-notch-db N  a planted bad point: at N dB of attenuation frames take twice the air\n"
@@ -215,12 +227,14 @@ int main(int argc, char **argv)
         {"wifi-sim-ssid", required_argument, NULL, 'w'}, {"wifi-sim-psk-env", required_argument, NULL, 'p'},
         {"bridge-taps", required_argument, NULL, 'b'}, {"personality", required_argument, NULL, 'P'},
         {"wifi-air", required_argument, NULL, 'a'}, {"wifi-air-notch-db", required_argument, NULL, 'N'},
+        {"wifi-link", no_argument, NULL, 'L'},
         {NULL, 0, NULL, 0},
     };
     const char *tap = NULL;
     const char *console_kind = "pty";
     const char *link = NULL;
     const char *sim_ssid = NULL;
+    int wifi_link = 0;
     const char *sim_psk_env = NULL;
     const char *air_file = NULL;
     int notch_db = WIFI_AIR_NOTCH_OFF;
@@ -257,6 +271,7 @@ int main(int argc, char **argv)
             break;
         case 'l': link = optarg; break;
         case 'w': sim_ssid = optarg; break;
+        case 'L': wifi_link = 1; break;
         case 'p': sim_psk_env = optarg; break;
         case 'b': bridge_taps = optarg; break;
         case 'a': air_file = optarg; break;
@@ -299,7 +314,12 @@ int main(int argc, char **argv)
         taps[0].ifname = tap;
         tap_count = 1;
     }
-    if (sim_ssid == NULL && !have_ip) return fail("%s", "--ip is required");
+    if (wifi_link && (sim_ssid != NULL || bridge_taps != NULL || personality != NULL)) {
+        return fail("%s", "--wifi-link goes with none of --wifi-sim-ssid, --bridge-taps, --personality");
+    }
+    if (wifi_link && have_ip) return fail("%s", "--ip does not go with --wifi-link: the address comes from `wifi ap` or `wifi connect`");
+    const int wifi_on = sim_ssid != NULL || wifi_link;
+    if (!wifi_on && !have_ip) return fail("%s", "--ip is required");
     if (sim_ssid != NULL && have_ip && personality == NULL) {
         return fail("%s", "--ip does not go with --wifi-sim-ssid: the address comes from `wifi connect`");
     }
@@ -307,7 +327,7 @@ int main(int argc, char **argv)
         return fail("%s", "--ip is required with --personality and --wifi-sim-ssid: the address the simulated AP's DHCP leases");
     }
     if (sim_psk_env != NULL && sim_ssid == NULL) return fail("%s", "--wifi-sim-psk-env needs --wifi-sim-ssid");
-    if (air_file != NULL && sim_ssid == NULL) return fail("%s", "--wifi-air needs --wifi-sim-ssid");
+    if (air_file != NULL && !wifi_on) return fail("%s", "--wifi-air needs --wifi-sim-ssid or --wifi-link");
     if (notch_db != WIFI_AIR_NOTCH_OFF && air_file == NULL) return fail("%s", "--wifi-air-notch-db needs --wifi-air");
     if (personality != NULL && bridge_taps != NULL) return fail("%s", "--personality is an endpoint: not with --bridge-taps");
     if (personality != NULL && sim_ssid != NULL && strncmp(personality->name, "espressif", 9) != 0) {
@@ -315,7 +335,7 @@ int main(int argc, char **argv)
     }
     const char *sim_psk = "";
     if (sim_psk_env != NULL && (sim_psk = getenv(sim_psk_env)) == NULL) return fail("--wifi-sim-psk-env: %s is not set", sim_psk_env);
-    if (sim_ssid != NULL && personality == NULL && !fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT)) {
+    if (wifi_on && personality == NULL && !fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT)) {
         return fail("%s", "no room for the wifi commands (FW_APP_MAX_COMMANDS)");
     }
     if (sim_ssid != NULL && personality != NULL && !esp_wifi_personality_install(personality->name, ip, mask, gw)) {
@@ -391,6 +411,12 @@ int main(int argc, char **argv)
                 sim_psk_env != NULL ? sim_psk_env : "the passphrase");
         return 2;
     }
+    if (wifi_link) {
+        wifi_sim_init_link(app_netif);
+        wifi_link_tap = &taps[0];
+        wifi_link_init(app_netif, wifi_link_write);
+        taps[0].side_input = wifi_link_input;
+    }
     if (air_file != NULL) {
         if (!wifi_sim_use_air(air_file, notch_db)) return fail("--wifi-air %s: path too long", air_file);
         taps[0].air = &station_air;
@@ -418,9 +444,13 @@ int main(int argc, char **argv)
         if (app < wait_us) {
             wait_us = app;
         }
-        uint64_t air = sim_ssid != NULL ? wifi_sim_poll_delay_us() : UINT64_MAX;
+        uint64_t air = wifi_on ? wifi_sim_poll_delay_us() : UINT64_MAX;
         if (air < wait_us) {
             wait_us = air;
+        }
+        uint64_t beacon = wifi_link ? wifi_link_poll_delay_us() : UINT64_MAX;
+        if (beacon < wait_us) {
+            wait_us = beacon;
         }
         for (size_t i = 0; i < tap_count; i++) { /* a tap whose air is busy is read when it is free */
             uint64_t busy = tapif_air_wait_us(&taps[i]);
@@ -452,8 +482,11 @@ int main(int argc, char **argv)
         sys_check_timeouts();
         fw_app_poll();
         host_core_unlock();
-        if (sim_ssid != NULL) { /* the Wi-Fi work runs without the lock (it takes it to print) */
+        if (wifi_on) { /* the Wi-Fi work runs without the lock (it takes it to print) */
             wifi_sim_poll();
+            if (wifi_link) {
+                wifi_link_poll();
+            }
             if (personality != NULL) {
                 esp_wifi_personality_service();
             } else {

@@ -140,6 +140,9 @@ int tapif_poll(struct netif *netif, int max_frames)
             LINK_STATS_INC(link.drop); /* lost on the air after the last retry */
             continue;
         }
+        if (t->side_input != NULL && t->side_input(frame, (size_t)n)) {
+            continue;
+        }
 #ifdef FW_PLANTED_DEFECT /* the host-planted build only: a defect reachable from the wire (planted_defect.h) */
         (void)fw_planted_defect_inspect(frame, (size_t)n);
 #endif
@@ -150,6 +153,15 @@ int tapif_poll(struct netif *netif, int max_frames)
         fault_after_receive();
     }
     return count;
+}
+
+void tapif_write_frame(struct tapif *t, const uint8_t *frame, size_t len)
+{
+    if (write(t->fd, frame, len) == (ssize_t)len) {
+        t->tx++;
+    } else {
+        t->tx_drop++;
+    }
 }
 
 uint64_t tapif_air_wait_us(const struct tapif *t)

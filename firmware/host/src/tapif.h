@@ -25,6 +25,9 @@ struct tapif {
     uint32_t rx_drop; /* frames read but dropped: no pbuf, link down */
     uint32_t tx_drop; /* frames the tap refused (its kernel queue full) or too long */
     const struct tapif_air *air; /* NULL: frames pass straight */
+    /* frames that are not the stack's (the simulated Wi-Fi's management frames, wifi_link.h):
+     * given here first, whatever the link state; true: taken. NULL: none. */
+    bool (*side_input)(const uint8_t *frame, size_t len);
 };
 
 /** Opens the tap (IFF_TAP | IFF_NO_PI, non-blocking) into t->fd. Returns the fd or -1 with a
@@ -40,6 +43,9 @@ int tapif_poll(struct netif *netif, int max_frames);
 
 /** Microseconds until the tap's air is free for the next frame (0: free, or no air). */
 uint64_t tapif_air_wait_us(const struct tapif *t);
+
+/** Writes one whole frame to the tap past the stack and the air (wifi_link.h's frames). */
+void tapif_write_frame(struct tapif *t, const uint8_t *frame, size_t len);
 
 /** Zeroes the frame counters. */
 void tapif_reset_counters(struct tapif *t);

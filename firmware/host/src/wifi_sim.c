@@ -14,6 +14,7 @@
 #include "fw_platform.h"
 #include "wifi_air.h"
 #include "wifi_cmd.h"
+#include "wifi_link.h"
 #include "lwip/ip4_addr.h"
 #include "lwip/netif.h"
 
@@ -23,6 +24,7 @@
 #define REASON_4WAY_HANDSHAKE_TIMEOUT 15
 #define REASON_NO_AP_FOUND 201
 #define REASON_AUTH_FAIL 202
+#define REASON_NOT_ASSOCED 7
 #define AUTH_OPEN 0
 #define AUTH_WPA2_PSK 3
 
@@ -30,6 +32,12 @@ enum station { STA_IDLE, STA_JOINING, STA_ASSOCIATED };
 
 static struct {
     struct netif *netif;
+    /* link mode (wifi_link.h): the AP is a SoftAP heard on the link, not the one below */
+    bool link;
+    struct wifi_link_bss bss;    /* STA_JOINING: the SoftAP asked; STA_ASSOCIATED: the one joined */
+    bool awaiting;               /* STA_JOINING: the request is sent, its answer not yet come */
+    uint8_t refused;             /* STA_JOINING without a request: the reason the attempt ends with */
+    uint64_t last_beacon_us;     /* STA_ASSOCIATED: the joined SoftAP's last beacon */
     /* the AP on the air */
     bool ap_on;
     uint8_t ap_ssid[WIFI_STA_SSID_MAX];
@@ -104,6 +112,14 @@ bool wifi_sim_init(struct netif *netif, const char *ssid, const char *psk)
     return true;
 }
 
+void wifi_sim_init_link(struct netif *netif)
+{
+    memset(&sim, 0, sizeof sim);
+    sim.netif = netif;
+    sim.link = true;
+    netif_set_link_down(netif);
+}
+
 static void push_event(enum wifi_sta_event_kind kind, uint8_t reason)
 {
     if (sim.ev_count == HIL_WIFI_EVENT_QUEUE_LEN) {
@@ -150,8 +166,31 @@ static uint8_t attempt_outcome(void)
     return 0;
 }
 
+/* Link mode: what the scan found for the target (0: a SoftAP to ask, in `bss`), as the driver
+ * decides before it sends an association request. */
+static uint8_t link_scan(struct wifi_link_bss *bss)
+{
+    const struct wifi_sta_target *t = &sim.target;
+    bool heard = wifi_link_heard(bss) && (!sim.air_on || wifi_air_alive()) && bss->ssid_len == t->ssid_len &&
+                 memcmp(bss->ssid, t->ssid, t->ssid_len) == 0;
+    if (!heard || (!bss->secured && t->psk_len > 0)) {
+        return REASON_NO_AP_FOUND;
+    }
+    return bss->secured && t->psk_len == 0 ? REASON_AUTH_FAIL : 0;
+}
+
 static void start_attempt(void)
 {
+    if (sim.link) {
+        sim.state = STA_JOINING;
+        sim.refused = link_scan(&sim.bss);
+        sim.awaiting = sim.refused == 0;
+        if (sim.awaiting) {
+            wifi_link_request(&sim.bss, &sim.target);
+        }
+        sim.attempt_ends_us = fw_platform_time_us() + 1000u * WIFI_SIM_FAIL_MS;
+        return;
+    }
     sim.state = STA_JOINING;
     uint32_t ms = attempt_outcome() == 0 ? WIFI_SIM_JOIN_MS : WIFI_SIM_FAIL_MS;
     sim.attempt_ends_us = fw_platform_time_us() + 1000u * ms;
@@ -159,6 +198,9 @@ static void start_attempt(void)
 
 static void leave(uint8_t reason)
 {
+    if (sim.link && sim.state == STA_ASSOCIATED && reason == REASON_ASSOC_LEAVE) {
+        wifi_link_leave(sim.bss.bssid, reason); /* the station's own leaving: the SoftAP is told */
+    }
     sim.state = STA_IDLE;
     netif_set_link_down(sim.netif);
     push_event(WIFI_STA_EVENT_DISCONNECTED, reason);
@@ -209,10 +251,10 @@ esp_err_t wifi_sta_get_link(struct wifi_sta_link *link)
         return ESP_FAIL;
     }
     memset(link, 0, sizeof *link);
-    memcpy(link->bssid, sim_bssid, sizeof link->bssid);
-    link->channel = WIFI_SIM_CHANNEL;
+    memcpy(link->bssid, sim.link ? sim.bss.bssid : sim_bssid, sizeof link->bssid);
+    link->channel = sim.link ? sim.bss.channel : WIFI_SIM_CHANNEL;
     link->rssi = sim.air_on ? (int8_t)wifi_air_rssi() : WIFI_SIM_RSSI_DBM;
-    link->authmode = sim.ap_psk_len > 0 ? AUTH_WPA2_PSK : AUTH_OPEN;
+    link->authmode = (sim.link ? sim.bss.secured : sim.ap_psk_len > 0) ? AUTH_WPA2_PSK : AUTH_OPEN;
     link->phy_11b = link->phy_11g = link->phy_11n = true;
     link->ip = lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(sim.netif)));
     if (sim.air_on) {
@@ -234,6 +276,16 @@ esp_err_t wifi_sta_get_link(struct wifi_sta_link *link)
 
 bool wifi_sim_scan(const char *ssid, int *rssi)
 {
+    if (sim.link) {
+        struct wifi_link_bss bss;
+        size_t n = strlen(ssid);
+        if (!wifi_link_heard(&bss) || (sim.air_on && !wifi_air_alive()) || n != bss.ssid_len ||
+            memcmp(ssid, bss.ssid, n) != 0) {
+            return false;
+        }
+        *rssi = sim.air_on ? wifi_air_rssi() : WIFI_SIM_RSSI_DBM;
+        return true;
+    }
     bool heard = sim.ap_on && (!sim.air_on || wifi_air_alive());
     size_t len = strlen(ssid);
     if (!heard || len != sim.ap_ssid_len || memcmp(ssid, sim.ap_ssid, len) != 0) {
@@ -323,6 +375,11 @@ uint64_t wifi_sim_poll_delay_us(void)
     if (sim.state == STA_JOINING) {
         delay = sim.attempt_ends_us > now ? sim.attempt_ends_us - now : 0;
     }
+    if (sim.link && sim.state == STA_ASSOCIATED) { /* the beacons' timeout */
+        uint64_t ends = sim.last_beacon_us + 1000u * WIFI_SIM_BEACON_TIMEOUT_MS;
+        uint64_t left = ends > now ? ends - now : 0;
+        delay = left < delay ? left : delay;
+    }
     if (sim.air_on) {
         uint64_t air = sim.air_read_us > now ? sim.air_read_us - now : 0;
         delay = air < delay ? air : delay;
@@ -336,7 +393,17 @@ void wifi_sim_poll(void)
     if (sim.air_on) {
         follow_air(now);
     }
+    if (sim.link && sim.state == STA_ASSOCIATED && now - sim.last_beacon_us >= 1000u * WIFI_SIM_BEACON_TIMEOUT_MS) {
+        leave(REASON_BEACON_TIMEOUT); /* the SoftAP went silent (stopped, killed, or the signal gone) */
+        return;
+    }
     if (sim.state != STA_JOINING || now < sim.attempt_ends_us) {
+        return;
+    }
+    if (sim.link) { /* no SoftAP to ask, or no answer from it */
+        sim.state = STA_IDLE;
+        push_event(WIFI_STA_EVENT_DISCONNECTED, sim.awaiting ? WIFI_LINK_REASON_AUTH_EXPIRE : sim.refused);
+        sim.awaiting = false;
         return;
     }
     uint8_t reason = attempt_outcome(); /* the air may have changed during the attempt */
@@ -350,9 +417,50 @@ void wifi_sim_poll(void)
     push_event(WIFI_STA_EVENT_CONNECTED, 0);
 }
 
+void wifi_sim_link_beacon(const struct wifi_link_bss *bss)
+{
+    if (!sim.link || sim.state != STA_ASSOCIATED || memcmp(bss->bssid, sim.bss.bssid, 6) != 0 ||
+        (sim.air_on && !wifi_air_alive())) {
+        return;
+    }
+    if (memcmp(bss->anonce, sim.bss.anonce, WIFI_LINK_NONCE_BYTES) != 0) {
+        leave(REASON_NOT_ASSOCED); /* the SoftAP started again: it no longer knows this station */
+        return;
+    }
+    sim.last_beacon_us = fw_platform_time_us();
+}
+
+void wifi_sim_link_answer(const uint8_t bssid[6], uint8_t status)
+{
+    if (!sim.link || sim.state != STA_JOINING || !sim.awaiting || memcmp(bssid, sim.bss.bssid, 6) != 0) {
+        return; /* not asked, or asked another */
+    }
+    sim.awaiting = false;
+    if (status != 0) {
+        sim.state = STA_IDLE;
+        push_event(WIFI_STA_EVENT_DISCONNECTED, status);
+        return;
+    }
+    sim.state = STA_ASSOCIATED;
+    sim.last_beacon_us = fw_platform_time_us();
+    netif_set_link_up(sim.netif);
+    push_event(WIFI_STA_EVENT_CONNECTED, 0);
+}
+
+void wifi_sim_link_deauth(const uint8_t bssid[6], uint8_t reason)
+{
+    if (sim.link && sim.state != STA_IDLE && memcmp(bssid, sim.bss.bssid, 6) == 0) {
+        leave(reason);
+    }
+}
+
 void wifi_sim_command(int argc, char **argv)
 {
     uint32_t reason = 0;
+    if (sim.link) {
+        fw_err("wifisim", "the AP is a SoftAP on the link (`wifi ap` on another DUT): stop or kill that one");
+        return;
+    }
     if (argc == 3 && strcmp(argv[1], "ap") == 0 && (strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
         sim.ap_on = strcmp(argv[2], "on") == 0;
         if (!sim.ap_on && sim.state == STA_ASSOCIATED) {

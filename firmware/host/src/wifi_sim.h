@@ -48,6 +48,13 @@ struct netif;
 bool wifi_sim_init(struct netif *netif, const char *ssid, const char *psk);
 
 /**
+ * Link mode (wifi_link.h): the station's AP is a SoftAP heard on the link (another host
+ * firmware's `wifi ap`), not a simulated one; `wifisim` is refused. The link is down until it
+ * has associated.
+ */
+void wifi_sim_init_link(struct netif *netif);
+
+/**
  * The station's radio follows the model of wifi_air.h, driven by an attenuator that writes
  * "ATTENUATION_DB [AP_DBM]" to `path` (the virtual attenuator, hil/tools/virtual_attenuator.py):
  * RSSI, MCS and the radio's counters in `wifi status`, the AP heard only while the signal holds

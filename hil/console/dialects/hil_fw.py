@@ -8,7 +8,7 @@ from typing import Literal
 from hil.config.sections import NetworkConfig, WifiConfig
 from hil.console.dialects.base import LinkFacts, RadioReading
 from hil.console.dialects.capabilities import FEATURES, DialectInfo
-from hil.console.dialects.hil_fw_wifi import WifiLink, ensure_connected
+from hil.console.dialects.hil_fw_wifi import SoftApLink, WifiLink, ensure_connected, ensure_softap
 from hil.console.dialects.hil_fw_wifi import radio as wifi_radio
 from hil.console.dialects.registry import register_dialect
 from hil.console.driver import ConsoleDriver
@@ -71,6 +71,10 @@ class HilFwDriver:
     def join_wifi(self, wifi: WifiConfig, net: NetworkConfig, joined: LinkFacts | None) -> WifiLink:
         """`wifi status` first: joins unless already joined with the bench file's SSID and address."""
         return ensure_connected(self.console, wifi, net)
+
+    def start_softap(self, wifi: WifiConfig, net: NetworkConfig) -> SoftApLink:
+        """`wifi status` first: starts the SoftAP unless it runs with the bench file's SSID and address."""
+        return ensure_softap(self.console, wifi, net)
 
     def radio(self, wifi: WifiConfig) -> RadioReading:
         return wifi_radio(self.console)

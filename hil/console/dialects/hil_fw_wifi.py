@@ -7,10 +7,14 @@ next to its simulated access point), over its console protocol:
     wifi disconnect                              -> RESULT wifi status=disconnected (after an ERR
                                                     for a `wifi connect` it aborted)
 
+    wifi ap SSID_HEX PSK_HEX|- IP PREFIX_LEN     -> RESULT wifi mode=softap status=started ssid_hex=
+                                                    bssid= channel= auth= ip= stations=   (the SoftAP)
+    wifi ap stop                                 -> RESULT wifi mode=softap status=stopped
+
 SSID and PSK travel hex-encoded (console tokens cannot hold spaces; `-` is an open network). The PSK is read from the
 environment only here, is written to the serial port only, and never appears in an error
 message, a log line or a report: the command is named `wifi connect <ssid> <psk hidden>` in
-everything the suite prints.
+everything the suite prints (`wifi ap <ssid> <psk hidden>` for the SoftAP).
 """
 
 from __future__ import annotations
@@ -38,13 +42,77 @@ class WifiLink:
     auth: str
     phy: str
     attempts: int
+    joins: int | None = None  # associations since the firmware started (None: an image that does not say)
+    lost: str | None = None  # why the last established association ended ("7 NOT_ASSOCED"; None: none ended)
 
     def describe(self) -> str:
-        return f"{self.ssid} ch {self.channel}, RSSI {self.rssi_dbm} dBm, {self.phy}, {self.auth}, bssid {self.bssid}"
+        again = (
+            f", joined {self.joins} times, last lost: {self.lost}"
+            if self.joins and self.joins > 1 and self.lost
+            else ""
+        )
+        radio = f"RSSI {self.rssi_dbm} dBm, {self.phy}, {self.auth}"
+        return f"{self.ssid} ch {self.channel}, {radio}, bssid {self.bssid}{again}"
 
     def as_fields(self) -> dict[str, object]:
         return {"wifi_ssid": self.ssid, "wifi_bssid": self.bssid, "wifi_channel": self.channel,
                 "wifi_rssi_dbm": self.rssi_dbm, "wifi_auth": self.auth, "wifi_phy": self.phy}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SoftApLink:
+    """The SoftAP the DUT runs (one end of a Wi-Fi pair): recorded next to every number as a
+    station's association is."""
+
+    ssid: str
+    bssid: str
+    channel: int
+    auth: str
+    stations: int
+
+    def describe(self) -> str:
+        return f"SoftAP {self.ssid} ch {self.channel}, {self.auth}, bssid {self.bssid}, {self.stations} station(s)"
+
+    def as_fields(self) -> dict[str, object]:
+        return {"wifi_mode": "softap", "wifi_ssid": self.ssid, "wifi_bssid": self.bssid,
+                "wifi_channel": self.channel, "wifi_auth": self.auth}  # fmt: skip
+
+
+def _softap(final: FinalLine, ssid: str) -> SoftApLink:
+    try:
+        return SoftApLink(
+            ssid=bytes.fromhex(final.fields.get("ssid_hex", "")).decode(errors="replace") or ssid,
+            bssid=final.fields.get("bssid", "?"),
+            channel=final.get_int("channel"),
+            auth=final.fields.get("auth", "?"),
+            stations=final.get_int("stations"),
+        )
+    except ValueError as exc:
+        raise DutError(f"malformed `wifi ap` reply from the DUT: {exc}") from None
+
+
+def ensure_softap(console: ConsoleDriver, wifi: WifiConfig, net: NetworkConfig) -> SoftApLink:
+    """Runs the SoftAP of the bench file (SSID, passphrase, the DUT's address) unless it runs
+    already as wanted; a station's association or another SoftAP is ended first. Raises DutError
+    naming what the firmware said (never the PSK)."""
+    now = status(console)
+    current = now.fields
+    wanted = {"mode": "softap", "status": "started", "ssid_hex": wifi.ssid.encode().hex(), "ip": net.dut_ip}
+    if all(current.get(k) == v for k, v in wanted.items()):
+        return _softap(now, wifi.ssid)
+    if current.get("mode") == "softap":
+        reply = console.command("wifi ap stop", 10)
+        if not reply.final.ok:
+            raise DutError(f"DUT refused `wifi ap stop`: {reply.final.reason}")
+    elif current.get("status") != "disconnected":
+        disconnect(console)
+    psk = wifi.psk()
+    line = f"wifi ap {wifi.ssid.encode().hex()} {psk.encode().hex() or '-'} {net.dut_ip} {net.prefix_len}"
+    console.send(line)
+    reply = console.wait_final(f"wifi ap {wifi.ssid} <psk hidden>", 10)
+    if not reply.final.ok or reply.final.fields.get("status") != "started":
+        raise DutError(f"the DUT could not start SoftAP {wifi.ssid!r}: {reply.final.reason or reply.final.fields}")
+    return _softap(reply.final, wifi.ssid)
 
 
 def _link(final: FinalLine, ssid: str, attempts: int) -> WifiLink:
@@ -57,6 +125,12 @@ def _link(final: FinalLine, ssid: str, attempts: int) -> WifiLink:
             auth=final.fields.get("auth", "?"),
             phy=final.fields.get("phy", "?"),
             attempts=attempts,
+            joins=int(final.fields["joins"]) if "joins" in final.fields else None,
+            lost=(
+                f"{final.fields['lost_reason']} {final.fields.get('lost_name', '?')}"
+                if final.fields.get("lost_reason", "0") != "0"
+                else None
+            ),
         )
     except ValueError as exc:
         raise DutError(f"malformed `wifi` reply from the DUT: {exc}") from None
