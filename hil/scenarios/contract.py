@@ -40,7 +40,8 @@ IN_PATH_ONLY = "the reconnection case takes the link beside a DUT in the path do
 # end (hil.traffic.roles.run_traffic): on a DUT-to-DUT bench the other DUT's console is the near end
 PAIR_FAMILIES = frozenset({
     "baseline", "packet-length sweep", "data-size transfers (-n)", "UDP offered load (delivered vs offered)",
-    "loss-free UDP capacity search", "serial throughput (a file through the console)",
+    "loss-free UDP capacity search", "serial throughput (a file through the console)", "ping latency",
+    "bidirectional", "flood ping",
 })  # fmt: skip
 
 
@@ -48,7 +49,7 @@ def pair_skip(partner: str) -> str:
     """Why a family does not run on a DUT-to-DUT bench: the PC is no end of its traffic."""
     return (
         f"a DUT-to-DUT bench: the traffic runs between the DUT and DUT {partner} (both consoles), and this "
-        "family needs the PC as one end (its ping, its own generators, its socket options or raw frames)"
+        "family needs the PC as one end (its flood ping, its own generators, its socket options or raw frames)"
     )
 
 

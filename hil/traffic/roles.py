@@ -255,6 +255,49 @@ def run_bidir(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float 
     return BidirResult(out_tx, out_rx)
 
 
+def run_bidir_duts(proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float | None, dut: DutSide,
+                   near: DutSide, length: int | None = None) -> BidirResult:  # fmt: skip
+    """Both directions at once between two DUTs on one link (DUT to DUT), both through their
+    consoles: each DUT's iperf server listens (the partner's on 5001, the DUT's on 5002), then each
+    DUT's client sends to the other; `dut_tx` is DUT -> partner, `dut_rx` partner -> DUT, each with
+    its receiving DUT's numbers."""
+    tx = TrafficSpec(proto, "dut_tx", duration_s, length=length, rate_mbps=rate_mbps, port=5001)
+    rx = TrafficSpec(proto, "dut_rx", duration_s, length=length, rate_mbps=rate_mbps, port=5002)
+    timeout = duration_s * 2 + 30
+    for console, spec in ((near.console, tx), (dut.console, rx)):
+        console.send(dut_iperf_line(flow_of(spec), None))
+        console.wait_text(r"server listening", timeout_s=10)
+    dut.console.send(dut_iperf_line(flow_of(tx), near.ip))
+    near.console.send(dut_iperf_line(flow_of(rx), dut.ip))
+    ended: dict[str, list] = {}
+    other = threading.Thread(target=lambda: ended.update(near=near.console.wait_finals("iperf", 2, timeout)))
+    other.start()
+    mine = dut.console.wait_finals("iperf", 2, timeout_s=timeout)
+    other.join(timeout=timeout)
+    if "near" not in ended:
+        raise DutError("the partner's console did not end both of its iperf tests of the bidirectional test")
+    roles = {}
+    for who, finals in (("the DUT", mine), ("its partner", ended["near"])):
+        by_role = {r.final.fields.get("role"): r for r in finals}
+        if set(by_role) != {"client", "server"} or any(r.final.fields.get("status") != "ok" for r in finals):
+            raise DutError(f"bidirectional test ended on {who} with {[r.final for r in finals]}")
+        roles[who] = by_role
+    d, n = roles["the DUT"], roles["its partner"]
+    out_tx = TrafficResult(tx, receiver_mbps=n["server"].final.get_float("mbps"),
+                           sender_mbps=d["client"].final.get_float("mbps"), sender_is_dut=True)  # fmt: skip
+    out_rx = TrafficResult(rx, receiver_mbps=d["server"].final.get_float("mbps"),
+                           sender_mbps=n["client"].final.get_float("mbps"), sender_is_dut=True)  # fmt: skip
+    logs = {who: "\n".join(r["client"].output + r["server"].output) for who, r in (("dut", d), ("partner", n))}
+    out_tx.raw = out_rx.raw = {"dut console": logs["dut"], "partner console": logs["partner"]}
+    if proto == "udp":
+        for out, server in ((out_tx, n["server"].final), (out_rx, d["server"].final)):
+            out.lost, out.datagrams = server.get_int("lost"), server.get_int("datagrams")
+            require(out.lost <= out.datagrams, "more datagrams lost than were counted", server.text)
+            out.jitter_ms = server.get_float("jitter_ms")
+            out.loss_pct = dut_loss_pct(out)
+    return BidirResult(out_tx, out_rx)
+
+
 # Both hosts' TCP window in a bidirectional test (iperf 3 -w, both ends): each direction's ACKs
 # queue behind the other direction's data in the shaper (tbf, 50 ms of the link), so two windows
 # that grow until that queue overflows (cubic) starve each other's ACKs, and which direction loses

@@ -247,7 +247,7 @@ def test_a_latency_case_passed_by_the_majority_shows_its_numbers_and_criteria(
     rounds = [(0.12,) * 19 + (40.0,), (0.12,) * 20, (0.13,) * 20]  # PC->DUT: a 40-ms outlier, then none
     far = SimpleNamespace(name="DUT", ip="10.0.0.2", ping_resolution_ms=None, lacks=lambda _: None,
                           ping=lambda *_: (PingStats(20, 20, (0.15,) * 20), "dut ping"))  # fmt: skip
-    hil.far_end, hil.pc_side = far, SimpleNamespace(netns_prefix=[], ip="10.0.0.1")
+    hil.far_end, hil.pc_side = far, SimpleNamespace(netns_prefix=[], ip="10.0.0.1", near=None)
     hil.profile = SimpleNamespace(ping_count=20)
     monkeypatch.setattr(latency, "pc_ping", lambda *_, **__: (PingStats(20, 20, rounds.pop(0)), "pc ping"))
     titles: list[str] = []

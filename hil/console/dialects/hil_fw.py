@@ -7,7 +7,7 @@ from typing import Literal
 
 from hil.config.sections import NetworkConfig, WifiConfig
 from hil.console.dialects.base import LinkFacts, RadioReading
-from hil.console.dialects.capabilities import FEATURES, DialectInfo
+from hil.console.dialects.capabilities import FEATURES, DialectInfo, NotApplicable
 from hil.console.dialects.hil_fw_wifi import SoftApLink, WifiLink, ensure_connected, ensure_softap
 from hil.console.dialects.hil_fw_wifi import radio as wifi_radio
 from hil.console.dialects.registry import register_dialect
@@ -16,7 +16,7 @@ from hil.console.protocol import FinalLine
 from hil.errors import DutError
 from hil.tools.ping import PingStats, parse_console
 from hil.traffic.endpoints import DutConsoleEndpoint, Endpoint, HostEndpoint
-from hil.traffic.roles import BidirResult, DutSide, PcSide, run_bidir
+from hil.traffic.roles import BidirResult, DutSide, PcSide, run_bidir, run_bidir_duts
 from hil.traffic.stream_runs import Ends, streams_with_console
 from hil.traffic.streams import StreamProfile
 
@@ -55,7 +55,17 @@ class HilFwDriver:
         self, ip: str, proto: Literal["tcp", "udp"], duration_s: float, rate_mbps: float | None, pc: PcSide,
         length: int | None,
     ) -> BidirResult:  # fmt: skip
-        """Both directions at once (`concurrent`): its iperf server and client together."""
+        """Both directions at once (`concurrent`): its iperf server and client together, with the
+        PC's, or with its partner's on a DUT-to-DUT bench (the project's console on both)."""
+        near = getattr(pc.near, "driver", None)
+        if near is not None:
+            if not isinstance(near, HilFwDriver):
+                raise NotApplicable(
+                    f"not applicable: both directions DUT to DUT need the project's console on both DUTs "
+                    f"(the partner speaks {near.info.name})"
+                )
+            return run_bidir_duts(proto, duration_s, rate_mbps, DutSide(self.console, ip),
+                                  DutSide(near.console, pc.near.ip), length)  # type: ignore[union-attr]  # fmt: skip
         return run_bidir(proto, duration_s, rate_mbps, pc, DutSide(self.console, ip), length)  # type: ignore[arg-type]
 
     def streams(

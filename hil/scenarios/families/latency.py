@@ -20,6 +20,7 @@ from hil.scenarios.metrics import HOSTS, PING, ScenarioShape
 from hil.scenarios.sweep import attach_text, check, confirm_miss
 from hil.stats import Summary, summarize
 from hil.tools.ping import PingStats, percentile, ping_argv, run_ping
+from hil.traffic.far_end import ConsoleFarEnd
 
 if TYPE_CHECKING:
     from hil.session import HilContext
@@ -44,7 +45,10 @@ def latency_summary(stats: PingStats) -> Summary:
                    stats.max_ms if stats.max_ms is not None else avg, stats.mdev_ms or 0.0)  # fmt: skip
 
 
-def record_latency(hil: HilContext, scenario: str, case: str, stats: PingStats, start: float) -> CaseRecord:
+def record_latency(
+    hil: HilContext, scenario: str, case: str, stats: PingStats, start: float, flow: str | None = None
+) -> CaseRecord:
+    """The pings' record (`flow`: which way the requests went between two DUTs, DUT to DUT)."""
     try:
         summary = latency_summary(stats)
     except ValueError:
@@ -52,7 +56,7 @@ def record_latency(hil: HilContext, scenario: str, case: str, stats: PingStats, 
     rec = make_record(scenario, case, hil.dut.config.name, summary, None, unit="ms")
     rec.loss_pct = stats.loss_pct
     avg = stats.avg_ms if stats.avg_ms is not None else statistics.fmean(summary.values)
-    rec.extra.update(sent=stats.sent, received=stats.received)
+    rec.extra.update(sent=stats.sent, received=stats.received, **({"flow": flow} if flow else {}))
     rec.measured["avg_ms"] = round(avg, 4)
     if stats.rtts_ms:
         rec.measured["p99_ms"] = percentile(stats.rtts_ms, 99)
@@ -83,6 +87,8 @@ class Latency:
         return [Case(self, "latency")]
 
     def record_keys(self, case: Case, bench: BenchFacts) -> list[tuple[str, str]]:
+        if bench.partner is not None:  # DUT to DUT: each DUT's console pings the other
+            return [("latency", "partner_to_dut"), ("latency", "dut_to_partner")]
         far = "peer" if bench.in_path else "dut"
         return [("latency", f"pc_to_{far}"), ("latency", f"{far}_to_pc")]
 
@@ -105,6 +111,8 @@ def measure_both_directions(hil: HilContext, check_them: bool = True) -> list[Ca
     """Pings each way (the far end's only where it has a ping), records them and, with
     `check_them`, checks them; the case's title carries every number against its criterion either
     way (a trial measured again after a miss: the one the majority of trials passed on)."""
+    if isinstance(hil.pc_side.near, ConsoleFarEnd):  # DUT to DUT: the partner's console where the PC's ping was
+        return _measure_between_duts(hil, hil.pc_side.near, check_them)
     far = hil.far_end.name
     title = f"latency: {hil.profile.ping_count} pings PC->{far} and {far}->PC"
     allure.dynamic.title(title)
@@ -135,6 +143,28 @@ def measure_both_directions(hil: HilContext, check_them: bool = True) -> list[Ca
     return records
 
 
+def _measure_between_duts(hil: HilContext, partner: ConsoleFarEnd, check_them: bool) -> list[CaseRecord]:
+    """DUT to DUT: the partner's console pings the DUT, the DUT's console pings the partner; each
+    record names the way its requests went (`flow`)."""
+    dut, other = hil.dut.config.name, partner.name
+    n = hil.profile.ping_count
+    title = f"latency: {n} pings {other}->{dut} and {dut}->{other}"
+    allure.dynamic.title(title)
+    timeout = n * PING_INTERVAL_S + 10
+    records = []
+    for case, sender, target, flow in (
+        ("partner_to_dut", partner, hil.far_end.ip, f"{other} -> {dut}"),
+        ("dut_to_partner", hil.far_end, partner.ip, f"{dut} -> {other}"),
+    ):
+        start = time.time()
+        stats, raw = sender.ping(target, n, PING_INTERVAL_S, timeout)
+        attach_text(f"{flow} ping", raw)
+        records.append(record_latency(hil, "latency", case, stats, start, flow=flow))
+    attach_text("latency", table(records))
+    _check_or_title(hil, "latency", records, title, check_them)
+    return records
+
+
 def _check_or_title(hil: HilContext, scenario: str, records: list[CaseRecord], title: str, check_them: bool) -> None:
     if check_them:
         check(hil, scenario, records, title=title)
@@ -144,7 +174,9 @@ def _check_or_title(hil: HilContext, scenario: str, records: list[CaseRecord], t
 
 @dataclass(frozen=True)
 class FloodPoint:
-    direction: str  # pc_to_dut, dut_to_pc (pc_to_peer, peer_to_pc through a DUT in the path)
+    # pc_to_dut, dut_to_pc (pc_to_peer, peer_to_pc through a DUT in the path; DUT to DUT:
+    # partner_to_dut, dut_to_partner, each DUT's console flooding the other)
+    direction: str
     length: int  # the IP packet's length (ping -s LEN-8)
 
 
@@ -160,10 +192,11 @@ class Flood:
         in-path DUT: between the PC and the peer, `flood/pc_to_peer-64`); the DUT's console
         floods the PC with its own ping (`ping_flood`)."""
         far = "peer" if bench.in_path else "dut"
-        points = [FloodPoint(d, n) for n in bench.profile.flood_lengths for d in (f"pc_to_{far}", f"{far}_to_pc")]
+        ways = ("partner_to_dut", "dut_to_partner") if bench.partner is not None else (f"pc_to_{far}", f"{far}_to_pc")
+        points = [FloodPoint(d, n) for n in bench.profile.flood_lengths for d in ways]
         return [
             Case(self, f"flood/{p.direction}-{p.length}", p,
-                 needs=frozenset({"ping_flood"}) if p.direction == "dut_to_pc" else frozenset())
+                 needs=frozenset({"ping_flood"}) if not p.direction.startswith("pc_to_") else frozenset())
             for p in points
         ]  # fmt: skip
 
@@ -181,13 +214,20 @@ def flood_ping(hil: HilContext, point: FloodPoint) -> None:
     start = time.time()
     far = hil.far_end.name
     seconds = hil.profile.flood_s
-    if direction.startswith("pc_to_"):
+    flow = None
+    if isinstance(hil.pc_side.near, ConsoleFarEnd):  # DUT to DUT: each DUT's console floods the other
+        partner, dut = hil.pc_side.near, hil.dut.config.name
+        sender, target, flow = ((partner, hil.far_end.ip, f"{partner.name} -> {dut}") if direction == "partner_to_dut"
+                                else (hil.far_end, partner.ip, f"{dut} -> {partner.name}"))  # fmt: skip
+        stats, raw = sender.flood_ping(target, seconds, size, timeout_s=seconds * 10 + 30)
+        attach_text(f"{flow} flood {length} B", raw)
+    elif direction.startswith("pc_to_"):
         stats, raw = pc_ping(hil, seconds + 15, flood=True, size=size, deadline_s=seconds)
         attach_text(f"PC->{far} flood {length} B", raw)
     else:
         stats, raw = hil.far_end.flood_ping(hil.pc_side.ip, seconds, size, timeout_s=seconds * 10 + 30)
         attach_text(f"{far}->PC flood {length} B", raw)
-    rec = record_latency(hil, scenario, case, stats, start)
+    rec = record_latency(hil, scenario, case, stats, start, flow=flow)
     rec.extra["x"] = length
     attach_text("flood ping", table([rec]))
     allure.dynamic.title(
