@@ -49,7 +49,7 @@ def pair_skip(partner: str) -> str:
     """Why a family does not run on a DUT-to-DUT bench: the PC is no end of its traffic."""
     return (
         f"a DUT-to-DUT bench: the traffic runs between the DUT and DUT {partner} (both consoles), and this "
-        "family needs the PC as one end (its flood ping, its own generators, its socket options or raw frames)"
+        "family needs the PC as one end (its own generators, its socket options or raw frames)"
     )
 
 
