@@ -180,6 +180,10 @@ class FloodPoint:
     length: int  # the IP packet's length (ping -s LEN-8)
 
 
+# the directions a DUT's console floods (a peer host floods with its own ping)
+CONSOLE_FLOODS = frozenset({"dut_to_pc", "partner_to_dut", "dut_to_partner"})
+
+
 @register
 class Flood:
     name = "flood ping"
@@ -196,7 +200,7 @@ class Flood:
         points = [FloodPoint(d, n) for n in bench.profile.flood_lengths for d in ways]
         return [
             Case(self, f"flood/{p.direction}-{p.length}", p,
-                 needs=frozenset({"ping_flood"}) if not p.direction.startswith("pc_to_") else frozenset())
+                 needs=frozenset({"ping_flood"}) if p.direction in CONSOLE_FLOODS else frozenset())
             for p in points
         ]  # fmt: skip
 
