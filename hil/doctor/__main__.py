@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from hil.config.errors import ConfigError
 from hil.doctor.finding import Finding, problem
+from hil.doctor.pair import in_pairs, join, pairs_of
 from hil.doctor.plan import Check, dut_checks, host_checks
 from hil.dut.bench_file import DEFAULT_BENCH_FILE, load_bench
 from hil.errors import BenchError, DutError
@@ -21,6 +23,14 @@ def _run(check: Check) -> list[Finding]:
         return check()
     except (BenchError, DutError, ConfigError, OSError, ValueError) as exc:
         return [problem("check", f"{type(exc).__name__}: {exc}".splitlines()[0], "report this check's failure")]
+
+
+def _report(checks: list[Check]) -> Iterator[bool]:
+    """Each finding of the checks printed as it comes; whether it is a problem."""
+    for check in checks:
+        for finding in _run(check):
+            print(finding.line(), flush=True)
+            yield finding.problem
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,18 +53,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"doctor: {opt.bench}: no DUT named {opt.dut_name!r} (bench has: {names})", file=sys.stderr)
         return ExitCode.USAGE_ERROR
     print(f"doctor: bench {bench.name} ({opt.bench}): the PC")
-    problems = 0
-    checks = [(None, c) for c in host_checks(bench)]
+    problems = sum(_report(list(host_checks(bench))))
+    pairs = pairs_of(bench) if opt.dut_name is None else []  # one DUT asked for: that DUT alone
+    paired, failed = in_pairs(pairs), set()
     for dut in duts:
-        checks += [(dut, c) for c in dut_checks(dut, opt.labgrid_place, None)]
-    current = None
-    for dut, check in checks:
-        if dut is not None and dut is not current:
-            current = dut
-            print(f"doctor: DUT {dut.name} (kind {dut.kind})")
-        for finding in _run(check):
-            problems += finding.problem
-            print(finding.line(), flush=True)
+        print(f"doctor: DUT {dut.name} (kind {dut.kind})")
+        said = list(_report(list(dut_checks(dut, opt.labgrid_place, None, dut.name in paired))))
+        if dut.name in paired:
+            print("     brought up with its pair: below")
+        found = sum(said)
+        problems += found
+        failed |= {dut.name} if found else set()
+    for pair in pairs:  # both DUTs brought up together, as a run does (hil.doctor.pair)
+        print(f"doctor: {pair.title}, as a run joins them")
+        held_back = [d.name for d in (pair.front, pair.second) if d.name in failed]
+        if held_back:
+            print(f"     not joined: mend DUT {', '.join(held_back)} above first")
+            continue
+        problems += sum(_report([lambda p=pair: join(p)]))  # type: ignore[misc]
     if problems:
         print(f"doctor: {problems} problem(s): the bench cannot run yet (exit {int(ExitCode.USAGE_ERROR)})")
         return ExitCode.USAGE_ERROR

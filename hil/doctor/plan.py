@@ -23,7 +23,8 @@ def host_checks(bench: BenchConfig) -> Iterator[Check]:
     yield lambda: [host.clock_source()]
 
 
-def dut_checks(dut: DutBase, place: str | None, coordinator: str | None) -> Iterator[Check]:
+def dut_checks(dut: DutBase, place: str | None, coordinator: str | None, paired: bool = False) -> Iterator[Check]:
+    """`paired`: the DUT is brought up in its pair instead (hil.doctor.pair), as a run brings it up."""
     wifi = getattr(dut, "wifi", None)
     idf = getattr(dut, "idf", None)
     builds = sorted(idf.project_dir.glob("build*")) if idf is not None else []
@@ -31,7 +32,7 @@ def dut_checks(dut: DutBase, place: str | None, coordinator: str | None) -> Iter
     yield lambda: secret
     if dut.local:
         # without its secret the DUT cannot join its network: the one line above says so
-        if not any(f.problem for f in secret):
+        if not any(f.problem for f in secret) and not paired:
             yield lambda: bring_up(dut)
         return
     if place or dut.labgrid is not None:

@@ -2,7 +2,9 @@
 running on the virtual link, its console on a pseudo-terminal as a USB-UART's, the PC's side in a
 namespace: tests/support/desk_board.py) passes as a `preflashed` bench file; and each thing a
 user gets wrong is one FAIL line with its fix, exit 4: the serial port missing, the port held by
-another program, the PC port's address wrong, the Wi-Fi PSK unset, iperf 3 absent on the peer."""
+another program, the PC port's address wrong, the Wi-Fi PSK unset, iperf 3 absent on the peer.
+A bench of two DUTs is joined as a run joins it: each end reaches the other, and a station whose
+passphrase is not its SoftAP's is one FAIL line naming the station and the reason."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from hil.exit_codes import ExitCode
 from hil.paths import PROJECT_ROOT
@@ -99,3 +102,35 @@ def test_iperf3_absent_on_the_peer_is_named(tmp_path: Path) -> None:
     assert rc == ExitCode.USAGE_ERROR, text
     assert [f.split()[1] for f in fails] == ["iperf", "peer"], text
     assert "lacks iperf3" in fails[1], text
+
+
+@pytest.mark.parametrize(
+    ("bench", "reached"),
+    [
+        ("wifi-pair.yaml", ("sta-dut -> ap-dut ", "ap-dut -> sta-dut ")),
+        ("bridge-endpoint.yaml", ("PC -> endpoint-dut ", "endpoint-dut -> PC ")),
+    ],
+)
+def test_a_pair_is_joined_as_a_run_joins_it(bench: str, reached: tuple[str, ...]) -> None:
+    psk = "doctor-" + os.urandom(6).hex()
+    rc, fails, text = doctor(PROJECT_ROOT / "bench" / bench, {**os.environ, "HIL_WIFI_PSK": psk})
+    assert rc == ExitCode.PASSED and not fails, text
+    assert "as a run joins them" in text and text.count("brought up with its pair") == 2, text
+    for way in reached:
+        assert f"ok   {way}" in text and "3/3 answered" in text, (way, text)
+    assert psk not in text and psk.encode().hex() not in text
+
+
+def test_a_station_with_another_passphrase_is_one_line(tmp_path: Path) -> None:
+    pair = yaml.safe_load((PROJECT_ROOT / "bench" / "wifi-pair.yaml").read_text())
+    station = pair["duts"][1]["wifi"]
+    station.update(psk_env="HIL_STATION_PSK", connect_attempts=1, connect_timeout_s=2)
+    bench = tmp_path / "pair.yaml"
+    bench.write_text(yaml.safe_dump(pair))
+    env = {**os.environ, "HIL_WIFI_PSK": "the-softaps-passphrase", "HIL_STATION_PSK": "another-passphrase"}
+    rc, fails, text = doctor(bench, env)
+    assert rc == ExitCode.USAGE_ERROR, text
+    assert len(fails) == 1 and "pair bring-up" in fails[0] and "DUT sta-dut" in fails[0], text
+    assert "4WAY_HANDSHAKE_TIMEOUT" in fails[0] and "psk_env must name the same passphrase" in fails[0], text
+    for secret in ("the-softaps-passphrase", "another-passphrase"):
+        assert secret not in text, text

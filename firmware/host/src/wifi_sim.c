@@ -436,9 +436,8 @@ void wifi_sim_link_answer(const uint8_t bssid[6], uint8_t status)
         return; /* not asked, or asked another */
     }
     sim.awaiting = false;
-    if (status != 0) {
-        sim.state = STA_IDLE;
-        push_event(WIFI_STA_EVENT_DISCONNECTED, status);
+    if (status != 0) { /* refused: the attempt still ends at its time, as a handshake runs out */
+        sim.refused = status;
         return;
     }
     sim.state = STA_ASSOCIATED;
