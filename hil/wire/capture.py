@@ -50,11 +50,14 @@ def max_bytes(max_packets: int, snap_len: int = SNAP_LEN) -> int:
 
 def settle(captures: list[Capture], quiet_s: float = 0.03, limit_s: float = 0.5) -> None:
     """Waits until no capture's file grows any more (what the kernel still held is written), all
-    at once, at most limit_s."""
+    at once, at most limit_s. Each capture remembers the size it settled at: a capture stopped
+    with its file still at that size has had nothing on its wire since (`Capture.stop`)."""
     deadline, sizes = time.monotonic() + limit_s, None
     while time.monotonic() < deadline:
-        now = [c.path.stat().st_size if c.path.exists() else 0 for c in captures]
+        now = [c.size() for c in captures]
         if now == sizes:
+            for c, size in zip(captures, now, strict=True):
+                c.settled_size = size
             return
         sizes = now
         time.sleep(quiet_s)
@@ -122,6 +125,10 @@ class Capture:
         self._proc: subprocess.Popen[bytes] | None = None
         self._log = path.with_suffix(".log")
         self._pidfile = path.with_suffix(".pid")
+        self.settled_size: int | None = None  # the file's size when it last settled (`settle`)
+
+    def size(self) -> int:
+        return self.path.stat().st_size if self.path.exists() else 0
 
     def argv(self) -> list[str]:
         # -Z root: Debian's tcpdump drops to its own user otherwise (and loses the parent-death
@@ -180,7 +187,8 @@ class Capture:
     def _stop(self) -> CaptureResult:
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
-            settle([self], quiet_s=0.02, limit_s=0.2)  # the case's traffic ended before its evidence
+            if self.settled_size is None or self.size() != self.settled_size:  # else settled, nothing since
+                settle([self], quiet_s=0.02, limit_s=0.2)  # the case's traffic ended before its evidence
             interrupt(proc)
         self._pidfile.unlink(missing_ok=True)
         said = self._log.read_text(errors="replace") if self._log.exists() else ""

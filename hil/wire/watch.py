@@ -107,7 +107,7 @@ class Window:
         missed: dict[str, int] = {}
         runs = {side: run for side, run in self.watch.running.items() if side in self.start_index}
         with timed("capture: settle"):
-            settle([run.capture for run in runs.values()])
+            settle([run.capture for run in runs.values()], quiet_s=0.02)
         for side, run in runs.items():
             try:
                 with timed("capture: the window's summary"):
