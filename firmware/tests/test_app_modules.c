@@ -91,7 +91,7 @@ int main(void)
     feed("tick\r\n");
     CHECK(strstr(test_output, "RESULT tick polls=") != NULL);
 
-    /* test slots: an iperf server and client together, nothing else beside them */
+    /* test slots: an iperf server and client together, a ping beside them, nothing else */
     test_output_reset();
     feed("iperf -s -t 2\r\n");
     CHECK(strstr(test_output, "iperf: TCP server listening on port 5001\r\n") != NULL);
@@ -105,8 +105,16 @@ int main(void)
     CHECK(strstr(test_output, "iperf: UDP client sending to 10.77.0.9:5001\r\n") != NULL);
     CHECK(strstr(test_output, "[ ID] Interval        Transfer     Bandwidth\r\n") != NULL);
     test_output_reset();
+    feed("ping 10.77.0.9 -c 50 -i 0.05\r\n"); /* the probe of latency under load */
+    CHECK(strstr(test_output, "ERR ping") == NULL);
+    CHECK(fw_test_claim(NULL, "ping", "ping") == false); /* one ping at a time */
+    test_output_reset();
     feed("ping 10.77.0.9\r\n");
-    CHECK(strstr(test_output, "ERR ping busy: iperf-") != NULL);
+    CHECK(strstr(test_output, "ERR ping busy: ping running (abort it with ping -a)") != NULL);
+    CHECK(fw_test_claim(NULL, "stream", "stream") == false); /* nothing else beside them */
+    test_output_reset();
+    feed("ping -a\r\n");
+    CHECK(strstr(test_output, "RESULT ping status=aborted") != NULL);
     test_output_reset();
     feed("iperf -a\r\n");
     CHECK(strstr(test_output, "RESULT iperf role=server proto=tcp status=aborted peer=- bytes=0 duration_us=0 ") != NULL);

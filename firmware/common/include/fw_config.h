@@ -150,7 +150,7 @@
 #define FW_OUT_HOLD_BYTES 1024  /* output held back while a transfer owns the console (fw_out_hold) */
 
 /* ---- Tests at once -------------------------------------------------------------------------- */
-#define FW_TEST_SLOTS 2 /* an iperf server and client together (both directions); any other test alone */
+#define FW_TEST_SLOTS 3 /* an iperf server and client together (both directions), a ping beside them; any other test alone */
 
 /* ---- link delay line (test equipment: a known bandwidth-delay product) ----------------------- */
 #define FW_LINK_DELAY_SLOTS 32    /* frames held at once: a 16 x MSS window twice over, half the smallest

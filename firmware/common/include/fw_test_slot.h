@@ -9,8 +9,8 @@
 
 /**
  * Claims a test slot `name` (e.g. "iperf-client") of `group` (e.g. "iperf"). Tests of one group
- * may run together under different names (an iperf server and client: both directions at once);
- * anything else is refused with "ERR <cmd> busy: <running> running" (nothing printed when cmd is
+ * may run together under different names (an iperf server and client: both directions at once),
+ * and a ping beside iperf tests (latency under load from the DUT's console); anything else is refused with "ERR <cmd> busy: <running> running" (nothing printed when cmd is
  * NULL: a console personality says it its own way).
  */
 bool fw_test_claim(const char *cmd, const char *name, const char *group);

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from hil.config.sections import NetworkConfig, WifiConfig
+from hil.console.background_ping import ConsolePing
 from hil.console.dialects.base import LinkFacts, RadioReading
 from hil.console.dialects.capabilities import FEATURES, DialectInfo, NotApplicable
 from hil.console.dialects.hil_fw_wifi import SoftApLink, WifiLink, ensure_connected, ensure_softap
@@ -46,6 +47,11 @@ class HilFwDriver:
 
     def ping(self, target: str, count: int, interval_s: float, timeout_s: float) -> tuple[PingStats, str]:
         return self._ping(f"ping {target} -c {count} -i {interval_s:g} -W 1", timeout_s)
+
+    def background_ping(self, target: str, expected_s: float) -> ConsolePing:
+        """A ping beside this console's iperf for about `expected_s` (latency under load DUT to DUT:
+        the firmware runs a ping beside its iperf tests, `fw_test_slot.c`)."""
+        return ConsolePing(self.console, target, expected_s)
 
     def flood_ping(self, target: str, count: int, size: int, timeout_s: float) -> tuple[PingStats, str]:
         # -i 0 sends on each reply; -q keeps the flood from being paced by the console (ping -f)

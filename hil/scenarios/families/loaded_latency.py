@@ -8,7 +8,9 @@ that direction's tbf queue (hil.plumbing.netns.TbfShaping.queue_ms: rate x laten
 ms for the virtual bench's 50 ms queue). `beyond_bound_ms` (p99 under load minus the idle
 minimum and the loaded directions' queues) is what the DUT or the host added beyond the queues
 the bench built; a threshold file limits it and may ask the queue to fill (`min_queue_delay_ms`).
-A real link's queue is the device's own: no bound, the numbers are reported and gated as set."""
+A real link's queue is the device's own: no bound, the numbers are reported and gated as set.
+DUT to DUT the partner's console pings the run's DUT where the PC would, beside its own iperf
+(hil.console.background_ping), its idle round trips too."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from typing import TYPE_CHECKING, Literal
 import allure
 
 from hil.checks import criteria, headline
+from hil.console.background_ping import ConsolePing
+from hil.console.dialects.capabilities import NotApplicable
 from hil.directions import direction_name
 from hil.errors import DutError
 from hil.plumbing.in_path import InPathTopology
@@ -27,15 +31,16 @@ from hil.plumbing.netns import VirtualTopology
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, TIMES, ScenarioShape
-from hil.scenarios.rfc6349 import buffer_delay_pct
+from hil.scenarios.rfc6349 import PathBaseline, baseline_from, buffer_delay_pct
 from hil.scenarios.sweep import attach_text, check, confirm_miss
-from hil.scenarios.tcp_watch import idle_baseline
+from hil.scenarios.tcp_watch import BASELINE_PINGS, bottleneck, idle_baseline
 from hil.stats import summarize
 from hil.theory import tcp_goodput_mbps
 from hil.tools.ping import BackgroundPing, percentile
 from hil.traffic.roles import TrafficSpec, run_traffic
 
 if TYPE_CHECKING:
+    from hil.console.dialects.base import DialectDriver
     from hil.dut.adapter import BenchLink
     from hil.session import HilContext
 
@@ -44,6 +49,7 @@ Load = Literal["dut_rx", "dut_tx", "both"]
 LOADS: tuple[Load, ...] = ("dut_rx", "dut_tx", "both")
 LOADED = TIMES | {"avg_ms", "p99_ms", "loss_pct", "idle_ms", "buffer_delay_pct", "queue_delay_ms", "bound_ms",
                   "beyond_bound_ms", "load_mbps"}  # fmt: skip
+BASELINE_CONSOLE_INTERVAL_S = 0.01  # DUT to DUT: the partner's idle pings, each on its console's line
 SATURATED_SHARE = 0.8  # a load below this share of the link's TCP goodput did not saturate the path
 
 
@@ -107,22 +113,51 @@ def _load(hil: HilContext, load: Load, duration_s: float) -> tuple[float, dict[s
     return t.receiver_mbps, t.raw
 
 
+def _prober(hil: HilContext, duration_s: float) -> tuple[DialectDriver, ConsolePing] | None:
+    """DUT to DUT: the partner's console and its ping beside the load, where the PC's would be
+    (None: the PC probes). Only a console whose ping runs beside its iperf can (`background_ping`)."""
+    near = hil.pc_side.near
+    if near is None:
+        return None
+    driver = getattr(near, "driver", None)
+    start = getattr(driver, "background_ping", None)
+    if driver is None or start is None:
+        name = driver.info.name if driver is not None else "no console"
+        raise NotApplicable(
+            f"not applicable: latency under load DUT to DUT needs a partner console whose ping runs beside its "
+            f"iperf, the project's (the partner speaks {name})"
+        )
+    return driver, start(hil.far_end.ip, duration_s)
+
+
+def _idle_from(hil: HilContext, prober: DialectDriver) -> tuple[PathBaseline | None, str, str]:
+    """The idle path's round trips from the partner's console (tcp_watch.idle_baseline's, DUT to DUT)."""
+    stats, raw = prober.ping(hil.far_end.ip, BASELINE_PINGS, BASELINE_CONSOLE_INTERVAL_S, 10.0)
+    rate, source = bottleneck(hil)
+    found = baseline_from(stats, rate, source)
+    return found, "" if found else f"{hil.far_end.name} answered none of {stats.sent} pings on the idle path", raw
+
+
 def measure_under_load(hil: HilContext, load: Load, check_it: bool = True) -> CaseRecord:
     case = case_name(load, hil.in_path)
     limits = hil.thresholds.limits(SCENARIO, case)  # no threshold: an error before any traffic
     far = hil.far_end.name
-    what = {"dut_rx": f"PC->{far}", "dut_tx": f"{far}->PC", "both": "both directions at once"}[load]
-    title = f"{SCENARIO}/{case}: ping PC<->{far} every 50 ms while TCP saturates {what}"
+    near = hil.pc_side.near.name if hil.pc_side.near is not None else "PC"  # DUT to DUT: the partner
+    what = {"dut_rx": f"{near}->{far}", "dut_tx": f"{far}->{near}", "both": "both directions at once"}[load]
+    title = f"{SCENARIO}/{case}: ping {near}<->{far} every 50 ms while TCP saturates {what}"
     allure.dynamic.feature("latency under load")
     allure.dynamic.story(f"{SCENARIO} {case}")
     allure.dynamic.title(title)
     start = time.time()
-    baseline, why, idle_raw = idle_baseline(hil)
+    duration = hil.duration_s
+    prober = _prober(hil, duration)
+    baseline, why, idle_raw = idle_baseline(hil) if prober is None else _idle_from(hil, prober[0])
     attach_text("idle path ping", idle_raw or why)
     if baseline is None:
         raise DutError(f"{SCENARIO}/{case}: no idle round trip ({why})")
-    duration = hil.duration_s
-    probe = BackgroundPing(hil.pc_side.netns_prefix, hil.far_end.ip, duration)
+    probe: BackgroundPing | ConsolePing = (
+        BackgroundPing(hil.pc_side.netns_prefix, hil.far_end.ip, duration) if prober is None else prober[1]
+    )
     with probe:
         load_mbps, raw = _load(hil, load, duration)
     for name, text in raw.items():
@@ -145,7 +180,8 @@ def measure_under_load(hil: HilContext, load: Load, check_it: bool = True) -> Ca
         rec.measured["beyond_bound_ms"] = round(rec.measured["p99_ms"] - rec.measured["bound_ms"], 3)
     ideal = tcp_goodput_mbps(hil.link_mbit, 1460) * (2 if load == "both" else 1)
     rec.extra |= {"sent": stats.sent, "received": stats.received, "bound": how, "idle": baseline.as_fields(),
-                  "saturated": load_mbps >= SATURATED_SHARE * ideal, "load": what}  # fmt: skip
+                  "saturated": load_mbps >= SATURATED_SHARE * ideal, "load": what,
+                  "probe": f"{near} pings {far}" + ("" if prober is None else " (its console)")}  # fmt: skip
     rec.traffic_s = round(duration, 3)
     hil.recorder.record(rec, start, time.time())
     attach_text("latency under load", table(rec, ideal))
