@@ -6,11 +6,12 @@ them, and the ping's end is waited for after the load."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Self
 
 from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine, parse_final_line
-from hil.errors import DutError
+from hil.errors import BenchError, DutError
 from hil.tools.ping import PROBE_INTERVAL_S, PingStats, parse_console
 
 REPLY_WAIT_S = 1  # each request's wait for its reply (-W): a lost one costs no more
@@ -47,7 +48,8 @@ class ConsolePing:
             if exc_type is None and self._final is None:  # its last replies may come after the load's end
                 self.console.wait_final(self.line, timeout_s=self.count * REPLY_WAIT_S + 10)
             elif self._final is None:  # the load failed: the ping stops, the next case finds the console idle
-                self.console.send("ping -a")
+                with contextlib.suppress(OSError, BenchError, DutError):  # a DUT that died: its case says so
+                    self.console.send("ping -a")
         finally:
             self._listening.__exit__(None, None, None)
             self.text = "\n".join([f"> {self.line}", *self._ping_lines()])
