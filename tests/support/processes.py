@@ -65,7 +65,15 @@ def not_another_runs(lines: Iterable[str], own_run: int | None = None) -> set[st
     of a run of the suite other than `own_run` or this process (a matrix of ./suite test running
     beside: its iperf is not this run's leftover)."""
     namespaces, ours = run_namespaces(), (None, own_run, os.getpid())
-    return {line for line in lines if owning_run(line.split(maxsplit=1)[0], namespaces) in ours}
+    found = set()
+    for line in lines:
+        pid = line.split(maxsplit=1)[0]
+        ino = _net_namespace(pid)
+        if ino is None and not Path(f"/proc/{pid}").exists():
+            continue  # it ended since pgrep listed it (another run's iperf at its end): nobody's leftover
+        if (None if ino is None else namespaces.get(ino)) in ours:
+            found.add(line)
+    return found
 
 
 def parent_of(pid: int) -> int | None:
