@@ -177,6 +177,8 @@ def _bring_up_fix(pair: Pair, exc: Exception) -> str:
     text = str(exc)
     if "NO_AP_FOUND" in text:
         return f"wifi.ssid of {pair.second.name} must be the SoftAP's ({pair.front.name}'s wifi.ssid)"
-    if "HANDSHAKE" in text or "AUTH" in text:
+    if "4WAY_HANDSHAKE_TIMEOUT" in text:  # reason 15: the SoftAP refused the station's proof
         return f"both DUTs' wifi.psk_env must name the same passphrase ({pair.front.name} is the SoftAP)"
+    if "AUTH_FAIL" in text:  # reason 202: a secured SoftAP, and the station sent no passphrase
+        return f"give {pair.second.name} the SoftAP's passphrase: wifi.psk_env"
     return "the named DUT's console log: ./suite main --bench this file keeps it under results/dut/"
