@@ -15,6 +15,7 @@ pytest_plugins = [
     "fixtures.cases",
     "fixtures.dut_session",
     "fixtures.report",
+    "fixtures.background_charts",
     "fixtures.exit_status",
     "fixtures.step_times",
     "fixtures.heap",

@@ -73,6 +73,11 @@ def _pyplot() -> ModuleType:
     return matplotlib.pyplot
 
 
+def load_pyplot() -> None:
+    """pyplot loaded now (a process that will draw: hil.report.background_charts's helper)."""
+    _pyplot()
+
+
 def _to_hex(color: object) -> str:
     from matplotlib.colors import to_hex as hex_of
 
@@ -361,6 +366,20 @@ def _ticks(ax: Axes, xticks: Sequence[tuple[float, str]] | None) -> None:
         ax.set_xticks([x for x, _ in xticks], [name for _, name in xticks])
 
 
+DUT_SIDE = ("dut_cpu_pct", "dut_tcp_retrans", "dut_tcp_ooseq", "pool_free")  # what dut_side_chart draws
+RFC6349_FIGURES = ("ttr", "tcp_efficiency_pct", "buffer_delay_pct")  # what rfc6349_chart draws beside the goodput
+
+
+def has_dut_side(points: Sequence[tuple[float, dict[str, float]]]) -> bool:
+    """Whether dut_side_chart has anything to draw of these points."""
+    return any(k in m for _, m in points for k in DUT_SIDE)
+
+
+def has_rfc6349(points: Sequence[tuple[float, float, dict[str, float]]]) -> bool:
+    """Whether rfc6349_chart has anything to draw of these points."""
+    return any(k in m for _, _, m in points for k in RFC6349_FIGURES)
+
+
 def dut_side_chart(
     title: str, xlabel: str, points: Sequence[tuple[float, dict[str, float]]], logx: bool = False,
     xticks: Sequence[tuple[float, str]] | None = None,
@@ -368,6 +387,8 @@ def dut_side_chart(
     """The DUT's side of a sweep's points (hil.results.dut_side): its CPU load above, the TCP
     segments it sent again and received out of sequence and its least free data-path pool entries
     below, against the swept value. None when no point has any of them."""
+    if not has_dut_side(points):
+        return None
     pts = sorted(points, key=lambda p: p[0])
     cpu = [(x, m["dut_cpu_pct"]) for x, m in pts if "dut_cpu_pct" in m]
     counts = {
@@ -375,8 +396,6 @@ def dut_side_chart(
         "TCP segments received out of sequence": [(x, m["dut_tcp_ooseq"]) for x, m in pts if "dut_tcp_ooseq" in m],
         "least free pool entries (pool_free)": [(x, m["pool_free"]) for x, m in pts if "pool_free" in m],
     }
-    if not cpu and not any(counts.values()):
-        return None
     fig, (ax, cax) = _pyplot().subplots(2, 1, figsize=(9.5, 5.8), dpi=100, sharex=True,
                                   gridspec_kw={"height_ratios": [1, 1]})  # fmt: skip
     if cpu:
@@ -412,6 +431,8 @@ def rfc6349_chart(
     """RFC 6349's figures of a TCP group with its throughput, against the swept value: the goodput
     (x, median, metrics) on top, then the Transfer Time Ratio (1 = the ideal), TCP Efficiency and
     Buffer Delay %, each where the points carry it. None when no point has any of them."""
+    if not has_rfc6349(points):
+        return None
     pts = sorted(points, key=lambda p: p[0])
     panels = [
         ("goodput (Mbit/s)", [(x, mbps) for x, mbps, _ in pts], None),
@@ -419,8 +440,6 @@ def rfc6349_chart(
         ("TCP efficiency (%)", [(x, m["tcp_efficiency_pct"]) for x, _, m in pts if "tcp_efficiency_pct" in m], 100.0),
         ("buffer delay (%)", [(x, m["buffer_delay_pct"]) for x, _, m in pts if "buffer_delay_pct" in m], 0.0),
     ]
-    if not any(series for _, series, _ in panels[1:]):
-        return None
     fig, axes = _pyplot().subplots(len(panels), 1, figsize=(9.5, 8.0), dpi=100, sharex=True)
     for ax, (label, series, ideal) in zip(axes, panels, strict=True):
         if series:

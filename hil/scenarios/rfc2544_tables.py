@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hil.report.background_charts import attach_chart
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import sweep_chart
 from hil.scenarios.mlrsearch import MlrResult
-from hil.scenarios.sweep import attach_png, attach_text
+from hil.scenarios.sweep import attach_text
 
 if TYPE_CHECKING:
     from hil.session import HilContext
@@ -97,19 +98,18 @@ def attach_direction_page(hil: HilContext, scenario: str, direction: str) -> Non
             + ("  tester-limited" if r.extra.get("tester_limited") else "")
         )
     attach_text(f"RFC 2544 {direction}: every frame size", "\n".join(lines))
-    attach_png(
+    attach_chart(
         f"RFC 2544 {direction}: throughput vs frame size",
-        sweep_chart(
-            f"RFC 2544 throughput {direction} (NDR), the tester's own ceiling",
-            "frame size (bytes)",
-            {
-                "throughput (NDR)": [(float(r.extra["frame_bytes"]), r.median) for r in records],  # type: ignore[arg-type]
-                "the tester without the DUT": [
-                    (float(r.extra["frame_bytes"]), float(r.measured["tester_mbps"])) for r in records
-                ],
-            },  # type: ignore[arg-type]
-            theory=[(float(r.extra["frame_bytes"]), r.theory or 0.0) for r in records],  # type: ignore[arg-type]
-            ylabel="Mbit/s of frames",
-            theory_label="line rate",
-        ),
+        sweep_chart,
+        f"RFC 2544 throughput {direction} (NDR), the tester's own ceiling",
+        "frame size (bytes)",
+        {
+            "throughput (NDR)": [(float(r.extra["frame_bytes"]), r.median) for r in records],  # type: ignore[arg-type]
+            "the tester without the DUT": [
+                (float(r.extra["frame_bytes"]), float(r.measured["tester_mbps"])) for r in records
+            ],
+        },  # type: ignore[arg-type]
+        theory=[(float(r.extra["frame_bytes"]), r.theory or 0.0) for r in records],  # type: ignore[arg-type]
+        ylabel="Mbit/s of frames",
+        theory_label="line rate",
     )

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING
 import allure
 
 from hil.checks import BenchFault, baseline_note, criteria, headline
+from hil.report.background_charts import attach_chart
 from hil.results.recorder import CaseRecord
-from hil.scenarios.charts import dut_side_chart, limit_line, rfc6349_chart, sweep_chart
+from hil.scenarios.charts import dut_side_chart, has_dut_side, has_rfc6349, limit_line, rfc6349_chart, sweep_chart
 from hil.scenarios.families.sweeps import PointEnv, SweepPoint
 from hil.scenarios.rfc6349 import rfc6349_table
-from hil.scenarios.sweep import Point, attach_png, attach_text, check, confirm_miss, measure, table
+from hil.scenarios.sweep import Point, attach_text, check, confirm_miss, measure, table
 
 if TYPE_CHECKING:
     from hil.session import HilContext
@@ -73,26 +74,25 @@ def _attach_group(hil: HilContext, point: SweepPoint) -> None:
     bounds = [(x, hil.thresholds.limits(point.scenario, r.case).bounds()) for x, r in zip(xs, records, strict=True)]
     rates = [(x, r.extra.get("offered_mbps")) for x, r in zip(xs, records, strict=True)]  # UDP: the offered rate
     offered = [(x, float(v)) for x, v in rates if isinstance(v, int | float)]
-    attach_png(
+    attach_chart(
         f"{name}: goodput vs {axis.label}",
-        sweep_chart(
-            f"{fam.name}, {point.label}: goodput vs {axis.label}",
-            axis.label,
-            {point.direction: [(x, r.median) for x, r in zip(xs, records, strict=True)]},
-            theory=[(x, r.theory) for x, r in zip(xs, records, strict=True) if r.theory],
-            logx=axis.logx,
-            threshold=limit_line(bounds, "min", "mbps"),
-            offered=offered or None,
-            min_efficiency=limit_line(bounds, "min", "efficiency_pct"),
-        ),
+        sweep_chart,
+        f"{fam.name}, {point.label}: goodput vs {axis.label}",
+        axis.label,
+        {point.direction: [(x, r.median) for x, r in zip(xs, records, strict=True)]},
+        theory=[(x, r.theory) for x, r in zip(xs, records, strict=True) if r.theory],
+        logx=axis.logx,
+        threshold=limit_line(bounds, "min", "mbps"),
+        offered=offered or None,
+        min_efficiency=limit_line(bounds, "min", "efficiency_pct"),
     )
-    side = dut_side_chart(f"{fam.name}, {point.label}: the DUT's side", axis.label,
-                          [(x, r.measured) for x, r in zip(xs, records, strict=True)], logx=axis.logx)  # fmt: skip
-    if side is not None:
-        attach_png(f"{name}: the DUT's CPU, segments and pools vs {axis.label}", side)
+    side = [(x, r.measured) for x, r in zip(xs, records, strict=True)]
+    if has_dut_side(side):
+        attach_chart(f"{name}: the DUT's CPU, segments and pools vs {axis.label}", dut_side_chart,
+                     f"{fam.name}, {point.label}: the DUT's side", axis.label, side, logx=axis.logx)  # fmt: skip
     figures = [(x, r.median, r.measured) for x, r in zip(xs, records, strict=True)]
-    rfc = rfc6349_chart(f"{fam.name}, {point.label}: RFC 6349 (TTR, TCP efficiency, buffer delay)", axis.label,
-                        figures, logx=axis.logx)  # fmt: skip
-    if rfc is not None:
-        attach_png(f"{name}: RFC 6349 figures with the goodput vs {axis.label}", rfc)
+    if has_rfc6349(figures):
+        attach_chart(f"{name}: RFC 6349 figures with the goodput vs {axis.label}", rfc6349_chart,
+                     f"{fam.name}, {point.label}: RFC 6349 (TTR, TCP efficiency, buffer delay)", axis.label, figures,
+                     logx=axis.logx)  # fmt: skip
         attach_text(f"{name}: RFC 6349 figures", rfc6349_table(records, axis.label))

@@ -72,10 +72,6 @@ def attach_text(name: str, text: str) -> None:
     allure.attach(text or "(empty)", name=name, attachment_type=allure.attachment_type.TEXT)
 
 
-def attach_png(name: str, png: bytes) -> None:
-    allure.attach(png, name=name, attachment_type=allure.attachment_type.PNG)
-
-
 def measure(hil: HilContext, scenario: str, point: Point, repeat: int | None = None) -> CaseRecord:
     """Runs a point `repeat` times and records every number (JSONL, metrics) before any check."""
     repeat = repeat or hil.repeat

@@ -35,6 +35,7 @@ from hil.plumbing.proc import ListeningServer
 from hil.tools.watched_run import StopWhen, run_watched
 
 IPERF2 = "iperf"
+QUIET_S = 0.02  # a server's log read as finished once it has not grown for this long
 
 
 @dataclass(frozen=True)
@@ -208,10 +209,14 @@ class Iperf2Server(ListeningServer):
         """Waits for the server to print the record of a finished test."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if parse_csv_records(_complete_lines(self.output())):
-                if self.udp:
-                    time.sleep(0.1)  # a UDP server may print interval and summary records together
-                record = summary_record(_complete_lines(self.output()))
+            text = _complete_lines(self.output())
+            if parse_csv_records(text):
+                if self.udp:  # a UDP server may print interval and summary records together: read all
+                    time.sleep(QUIET_S)
+                    while (later := _complete_lines(self.output())) != text:
+                        text = later
+                        time.sleep(QUIET_S)
+                record = summary_record(text)
                 self.finished = True
                 return record
             time.sleep(0.02)

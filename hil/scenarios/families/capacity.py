@@ -18,6 +18,7 @@ import allure
 
 from hil.checks import criteria
 from hil.directions import direction_name
+from hil.report.background_charts import attach_chart
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.charts import limit_line, search_chart, sweep_chart
 from hil.scenarios.contract import BenchFacts, Case, register
@@ -26,7 +27,7 @@ from hil.scenarios.metrics import DIRECTION, THROUGHPUT, UDP, ScenarioShape
 from hil.scenarios.mlr_goals import Bound, Measurement, SearchGoal, classify, relevant_bounds
 from hil.scenarios.mlrsearch import NDR, PDR, MlrResult, mlr_search
 from hil.scenarios.profiles import DEFAULT_PDR_LOSS_PCT, FULL, QUICK, Profile
-from hil.scenarios.sweep import attach_png, attach_text, check, confirm_miss
+from hil.scenarios.sweep import attach_text, check, confirm_miss
 from hil.stats import summarize
 from hil.theory import frame_rate_fps, udp_frame_bytes, udp_goodput_mbps
 from hil.traffic.roles import GENERATOR_TOLERANCE, TrafficResult, TrafficSpec, run_traffic
@@ -307,16 +308,15 @@ def _attach_direction_charts(hil: HilContext, direction: str) -> None:
     bounds = [(float(r.extra["x"]), hil.thresholds.limits("capacity", r.case).bounds()) for r in records]  # type: ignore[arg-type]
     pdr = f"PDR (loss <= {'/'.join(f'{x:g}' for x in targets)} %)"
     ndr = [(float(r.extra["x"]), r.measured["ndr_mbps"]) for r in records if "ndr_mbps" in r.measured]  # type: ignore[arg-type]
-    attach_png(
+    attach_chart(
         f"capacity {direction}: NDR and PDR vs length",
-        sweep_chart(
-            f"UDP {direction}: no-drop and partial-drop rates (RFC 9971)",
-            "datagram length (bytes)",
-            {pdr: [(float(r.extra["x"]), r.median) for r in records], "NDR (no loss)": ndr},  # type: ignore[arg-type]
-            theory=[(float(r.extra["x"]), r.theory or 0.0) for r in records],  # type: ignore[arg-type]
-            threshold=limit_line(bounds, "min", "mbps"),
-            min_efficiency=limit_line(bounds, "min", "efficiency_pct"),
-        ),
+        sweep_chart,
+        f"UDP {direction}: no-drop and partial-drop rates (RFC 9971)",
+        "datagram length (bytes)",
+        {pdr: [(float(r.extra["x"]), r.median) for r in records], "NDR (no loss)": ndr},  # type: ignore[arg-type]
+        theory=[(float(r.extra["x"]), r.theory or 0.0) for r in records],  # type: ignore[arg-type]
+        threshold=limit_line(bounds, "min", "mbps"),
+        min_efficiency=limit_line(bounds, "min", "efficiency_pct"),
     )
     panels = {  # the PDR's: a trial that lost no more than its loss ratio passed
         f"{r.extra['x']} B": [
@@ -327,12 +327,11 @@ def _attach_direction_charts(hil: HilContext, direction: str) -> None:
     }
     found = {f"{r.extra['x']} B": (r.median if r.median > 0 else None) for r in records}
     loss_targets = {f"{r.extra['x']} B": float(r.extra["loss_target_pct"]) for r in records}  # type: ignore[arg-type]
-    attach_png(
+    attach_chart(
         f"capacity {direction}: trials and bounds",
-        search_chart(
-            f"UDP {direction}: offered load per trial, the PDR's relevant bounds after it",
-            panels,
-            found,
-            loss_target_pct=loss_targets,
-        ),
+        search_chart,
+        f"UDP {direction}: offered load per trial, the PDR's relevant bounds after it",
+        panels,
+        found,
+        loss_target_pct=loss_targets,
     )

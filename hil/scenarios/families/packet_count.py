@@ -26,11 +26,12 @@ import allure
 from hil.checks import BenchFault, criteria
 from hil.console.dialects.capabilities import NotApplicable
 from hil.directions import direction_name
+from hil.report.background_charts import attach_chart
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.charts import sweep_chart
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, ScenarioShape
-from hil.scenarios.sweep import add_wire, attach_png, attach_text, check, confirm_miss
+from hil.scenarios.sweep import add_wire, attach_text, check, confirm_miss
 from hil.stats import summarize
 from hil.tools.ping import answers_ping
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
@@ -195,8 +196,8 @@ def chart_loss_by_size(hil: HilContext, point: CountPoint) -> None:
             for r in resent
         ]
     title = f"count/{direction}: loss against IP datagram size ({point.packets} {point.what} per size)"
-    chart = sweep_chart(title, "IP datagram size (bytes)", series, ylabel="per 100 sent", efficiency_panel=False)
-    attach_png(f"count {direction}: loss against IP size", chart)
+    attach_chart(f"count {direction}: loss against IP size", sweep_chart, title, "IP datagram size (bytes)", series,
+                 ylabel="per 100 sent", efficiency_panel=False)  # fmt: skip
     table = [f"{r.extra['x']!s:>6s} B {r.measured['lost']:8.0f} lost of {r.measured['sent']:.0f} ({r.median:.4f} %)"
              + (f", {r.measured['retransmissions']:.0f} segments resent" if "retransmissions" in r.measured else "")
              for r in rows]  # fmt: skip

@@ -34,12 +34,13 @@ from hil.checks import BenchFault, Regression, criteria, headline
 from hil.console.dialects.capabilities import NotApplicable
 from hil.console.serial_transfer import TransferResult, TransferSpec, raw_port, transfer
 from hil.errors import DutError
+from hil.report.background_charts import attach_chart
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.charts import limit_line, sweep_chart
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.families.sweeps import Axis, axis_points, int_list
 from hil.scenarios.metrics import ScenarioShape
-from hil.scenarios.sweep import attach_png, attach_text, check, compare_with_baseline, confirm_miss
+from hil.scenarios.sweep import attach_text, check, compare_with_baseline, confirm_miss
 from hil.stats import summarize
 
 if TYPE_CHECKING:
@@ -322,7 +323,9 @@ def attach_group(hil: HilContext, point: SerialPoint, size: int) -> None:
     attach_text(f"{name}: throughput against {axis.label}", "\n".join(lines))
     xs = [float(r.extra["x"]) for r in rows]  # type: ignore[arg-type]
     bounds = [(x, hil.thresholds.limits("serial", r.case).bounds()) for x, r in zip(xs, rows, strict=True)]
-    chart = sweep_chart(
+    attach_chart(
+        f"{name}: throughput against {axis.label}",
+        sweep_chart,
         f"serial/{point.direction} ({way}): a {size}-byte file, throughput against {axis.label}",
         axis.label,
         {f"{point.direction} ({way})": [(x, r.median) for x, r in zip(xs, rows, strict=True)]},
@@ -333,4 +336,3 @@ def attach_group(hil: HilContext, point: SerialPoint, size: int) -> None:
         threshold=limit_line(bounds, "min", "kbps"),
         min_efficiency=limit_line(bounds, "min", "efficiency_pct"),
     )
-    attach_png(f"{name}: throughput against {axis.label}", chart)

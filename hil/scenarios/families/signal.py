@@ -33,13 +33,14 @@ from hil.plumbing.attenuator import Attenuator, held
 from hil.plumbing.netns import TAP
 from hil.radio_model import rssi_for, tcp_goodput_mbps, udp_goodput_mbps
 from hil.radio_model import step as model_step
+from hil.report.background_charts import attach_chart
 from hil.results.recorder import CaseRecord, make_record
 from hil.scenarios.charts import signal_chart
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, RECONNECT, THROUGHPUT, UDP, ScenarioShape
 from hil.scenarios.recovery import reply_times
 from hil.scenarios.signal_findings import Findings, SweepStep, analyse, floors_for
-from hil.scenarios.sweep import attach_png, attach_text, check
+from hil.scenarios.sweep import attach_text, check
 from hil.stats import summarize
 from hil.tools.ping import ping_argv
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
@@ -286,17 +287,16 @@ def _report(
     lines += ["", findings.summary(), *findings.failures()]
     attach_text(f"signal {stream}: the steps", "\n".join(lines))
     best = findings.best_mbps
-    attach_png(
+    attach_chart(
         f"signal {stream}: goodput vs RSSI and attenuation",
-        signal_chart(
-            f"{stream}: goodput against signal ({hil.dut.config.name})",
-            [(s.atten_db, s.rssi_dbm, s.mbps) for s in steps],
-            model=model,
-            bad_db=findings.bad_at_db,
-            zero_db=findings.fell_to_zero_db,
-            floors=floors,
-            keeps=[(pct, best * pct / 100) for pct in findings.keeps],
-        ),
+        signal_chart,
+        f"{stream}: goodput against signal ({hil.dut.config.name})",
+        [(s.atten_db, s.rssi_dbm, s.mbps) for s in steps],
+        model=model,
+        bad_db=findings.bad_at_db,
+        zero_db=findings.fell_to_zero_db,
+        floors=floors,
+        keeps=[(pct, best * pct / 100) for pct in findings.keeps],
     )
     measured = [r for r, s in zip(records, steps, strict=True) if not s.zero]
     rules = "; ".join(x for x in (_steps_criteria(hil, measured), findings.criteria()) if x)

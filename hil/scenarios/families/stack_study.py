@@ -31,11 +31,12 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import allure
 
 from hil.checks import BELOW_THRESHOLD, criteria, trend_violations
+from hil.report.background_charts import attach_chart
 from hil.results.recorder import CaseRecord
-from hil.scenarios.charts import dut_side_chart, sweep_chart
+from hil.scenarios.charts import dut_side_chart, has_dut_side, sweep_chart
 from hil.scenarios.contract import BUILDS, BenchFacts, Case, no_builds_case, register
 from hil.scenarios.metrics import CONFIG, IPERF3, THROUGHPUT, ScenarioShape
-from hil.scenarios.sweep import Point, attach_png, attach_text, check, confirm_miss, measure
+from hil.scenarios.sweep import Point, attach_text, check, confirm_miss, measure
 from hil.scenarios.tcp_watch import DEFAULT_SEGMENT
 from hil.session import NoDelayLine
 from hil.theory import acked_per_round_trip, tcp_goodput_mbps, window_limited_goodput_mbps
@@ -256,21 +257,20 @@ def _finish_study(hil: HilContext, study: Study) -> list[str]:
     xs = [float(i) for i in range(len(records))]
     axis = f"{study.what}, build"
     ticks = list(zip(xs, labels, strict=True))
-    attach_png(
+    attach_chart(
         f"{study.scenario} study: goodput per build",
-        sweep_chart(
-            f"{study.scenario} study, {study.direction}: {study.title}",
-            axis,
-            {study.direction: list(zip(xs, [r.median for r in records], strict=True))},
-            theory=[(x, r.theory) for x, r in zip(xs, records, strict=True) if r.theory],
-            theory_label="expected: one buffer per round trip",
-            xticks=ticks,
-        ),
+        sweep_chart,
+        f"{study.scenario} study, {study.direction}: {study.title}",
+        axis,
+        {study.direction: list(zip(xs, [r.median for r in records], strict=True))},
+        theory=[(x, r.theory) for x, r in zip(xs, records, strict=True) if r.theory],
+        theory_label="expected: one buffer per round trip",
+        xticks=ticks,
     )
-    side = dut_side_chart(f"{study.scenario} study: the DUT's side", axis,
-                          list(zip(xs, [r.measured for r in records], strict=True)), xticks=ticks)  # fmt: skip
-    if side is not None:
-        attach_png(f"{study.scenario} study: the DUT's CPU, segments and pools per build", side)
+    side = list(zip(xs, [r.measured for r in records], strict=True))
+    if has_dut_side(side):
+        attach_chart(f"{study.scenario} study: the DUT's CPU, segments and pools per build", dut_side_chart,
+                     f"{study.scenario} study: the DUT's side", axis, side, xticks=ticks)  # fmt: skip
     trend = hil.thresholds.trend(study.scenario)
     found = trend_violations([(r.case, r.median) for r in records], trend)
     steps = " -> ".join(f"{r.extra.get('config')}: {r.median:.3f}" for r in records)

@@ -17,11 +17,12 @@ import allure
 from hil.bench_faults import judged_burst_loss
 from hil.directions import direction_name
 from hil.errors import DutError
+from hil.report.background_charts import attach_chart
 from hil.results.recorder import make_record
 from hil.scenarios.charts import timeline_chart
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, STREAM, ScenarioShape
-from hil.scenarios.sweep import attach_png, attach_text, check
+from hil.scenarios.sweep import attach_text, check
 from hil.stats import summarize
 from hil.traffic.streams import StreamSpec, load_profile
 from hil.wire.bursts import COMPRESSED_BELOW, BurstTiming, burst_timing
@@ -225,9 +226,8 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
         name = f"stream {spec.id} ({hil.direction(spec.direction)}, {spec.size} B x {spec.burst} / {spec.period_ms} ms)"
         series[name] = [(b * spec.period_ms / 1000.0, float(losses.get(b, 0))) for b in range(bursts)]
         totals[name] = (per_stream[spec.id]["lost"], per_stream[spec.id]["sent"])
-    attach_png(
-        "lost packets per burst", timeline_chart(f"{profile.name}: lost packets per burst", series, "lost", totals)
-    )
+    attach_chart("lost packets per burst", timeline_chart, f"{profile.name}: lost packets per burst", series, "lost",
+                 totals)  # fmt: skip
 
     if injected_pct is not None:  # the suite's own count against the injector's: every lost packet
         raw_pct = 100.0 * total_lost / total_sent if total_sent else 100.0

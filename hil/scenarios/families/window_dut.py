@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING
 import allure
 
 from hil.checks import BELOW_THRESHOLD, criteria, trend_violations
+from hil.report.background_charts import attach_chart
 from hil.results.recorder import CaseRecord
 from hil.scenarios.charts import limit_line, sweep_chart
 from hil.scenarios.contract import BUILDS, BenchFacts, Case, no_builds_case, register
 from hil.scenarios.metrics import CONFIG, IPERF3, THROUGHPUT, ScenarioShape
 from hil.scenarios.rfc6349 import expected_window_figures
-from hil.scenarios.sweep import Point, attach_png, attach_text, check, measure, table
+from hil.scenarios.sweep import Point, attach_text, check, measure, table
 from hil.session import NoDelayLine
 from hil.theory import tcp_goodput_mbps, window_limited_goodput_mbps
 from hil.traffic.roles import TrafficSpec
@@ -105,19 +106,18 @@ def _attach_ladder(hil: HilContext, scenario: str, delay_ms: int) -> None:
     attach_text("DUT window ladder: expected vs measured", expected_table(records, delay_ms, limits))
     band = _band(limits)
     bounds = [(r.extra["x"], hil.thresholds.limits(scenario, r.case).bounds()) for r in records]
-    attach_png(
+    attach_chart(
         "throughput vs DUT window",
-        sweep_chart(
-            f"TCP PC->DUT, {delay_ms} ms one-way delay: goodput vs the DUT's TCP_WND",
-            "DUT TCP_WND (bytes)",
-            {"PC->DUT measured": [(r.extra["x"], r.median) for r in records]},  # type: ignore[misc]
-            theory=[(r.extra["x"], r.theory or 0.0) for r in records],  # type: ignore[misc]
-            logx=True,
-            theory_label="expected: TCP_WND / RTT",
-            band_pct=band,
-            threshold=limit_line(bounds, "min", "mbps"),  # type: ignore[arg-type]
-            min_efficiency=None if band else limit_line(bounds, "min", "efficiency_pct"),  # type: ignore[arg-type]
-        ),
+        sweep_chart,
+        f"TCP PC->DUT, {delay_ms} ms one-way delay: goodput vs the DUT's TCP_WND",
+        "DUT TCP_WND (bytes)",
+        {"PC->DUT measured": [(r.extra["x"], r.median) for r in records]},  # type: ignore[misc]
+        theory=[(r.extra["x"], r.theory or 0.0) for r in records],  # type: ignore[misc]
+        logx=True,
+        theory_label="expected: TCP_WND / RTT",
+        band_pct=band,
+        threshold=limit_line(bounds, "min", "mbps"),  # type: ignore[arg-type]
+        min_efficiency=None if band else limit_line(bounds, "min", "efficiency_pct"),  # type: ignore[arg-type]
     )
 
 
@@ -168,18 +168,17 @@ def _ladder_on_bench_link(hil: HilContext, scenario: str, last: bool) -> list[st
         return []
     records = _ladder_records(hil, scenario)
     attach_text("DUT window ladder (bench link)", table(records, "TCP_WND (B)"))
-    attach_png(
+    attach_chart(
         "throughput vs DUT window",
-        sweep_chart(
-            "TCP PC->DUT on the bench link: goodput vs the DUT's TCP_WND",
-            "DUT TCP_WND (bytes)",
-            {"PC->DUT": [(r.extra["x"], r.median) for r in records]},  # type: ignore[misc]
-            logx=True,
-            threshold=limit_line(
-                [(r.extra["x"], hil.thresholds.limits(scenario, r.case).bounds()) for r in records],  # type: ignore[misc]
-                "min",
-                "mbps",
-            ),
+        sweep_chart,
+        "TCP PC->DUT on the bench link: goodput vs the DUT's TCP_WND",
+        "DUT TCP_WND (bytes)",
+        {"PC->DUT": [(r.extra["x"], r.median) for r in records]},  # type: ignore[misc]
+        logx=True,
+        threshold=limit_line(
+            [(r.extra["x"], hil.thresholds.limits(scenario, r.case).bounds()) for r in records],  # type: ignore[misc]
+            "min",
+            "mbps",
         ),
     )
     return _trend(hil, scenario, records)
