@@ -85,6 +85,7 @@ class ChartDrawer:
         self._ids = itertools.count(1)
         self._jobs: dict[int, _Pending] = {}  # the charts the helper still owes, by job
         self._charts: list[_Pending] = []  # every chart of the run
+        self._ended: str | None = None  # why the helper is gone (a chart asked for after it is not drawn)
         self._lock = threading.Lock()
 
     def attach(self, name: str, draw: Draw, *args: Any, **kwargs: Any) -> None:
@@ -99,6 +100,10 @@ class ChartDrawer:
         pending = _Pending(name, case)
         self._charts.append(pending)
         with self._lock:
+            if self._ended is not None:  # its helper died earlier in the run: said at the end, not waited for
+                pending.error = self._ended
+                pending.done.set()
+                return
             self._jobs[job_id] = pending
         self._start()
         self._outbox.put(job)  # (written by a thread: a helper behind never holds up the case)
@@ -142,7 +147,7 @@ class ChartDrawer:
 
     def _fail_all(self, why: str) -> None:
         with self._lock:
-            owed, self._jobs = list(self._jobs.values()), {}
+            owed, self._jobs, self._ended = list(self._jobs.values()), {}, why
         for pending in owed:
             pending.error = why
             pending.done.set()

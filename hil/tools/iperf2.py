@@ -213,7 +213,7 @@ class Iperf2Server(ListeningServer):
             if parse_csv_records(text):
                 if self.udp:  # a UDP server may print interval and summary records together: read all
                     time.sleep(QUIET_S)
-                    while (later := _complete_lines(self.output())) != text:
+                    while (later := _complete_lines(self.output())) != text and time.monotonic() < deadline:
                         text = later
                         time.sleep(QUIET_S)
                 record = summary_record(text)

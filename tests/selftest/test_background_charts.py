@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -104,12 +105,18 @@ def test_a_chart_that_cannot_be_drawn_is_a_suite_error_naming_it_and_its_case(tm
     assert not _helpers(tmp_path)
 
 
-def test_a_helper_killed_mid_run_is_said_for_each_chart_it_owed(tmp_path: Path) -> None:
-    body = "import signal; os.kill(background_charts._running._helper.pid, signal.SIGKILL); time.sleep(0.5)"
+def test_a_helper_killed_mid_run_is_said_for_each_chart_it_owed_and_each_asked_for_after(tmp_path: Path) -> None:
+    body = (
+        "import signal; os.kill(background_charts._running._helper.pid, signal.SIGKILL); time.sleep(0.5)\n"
+        '    attach_chart("a later chart", sweep_chart, "later", "x", {"dut_tx": [(1.0, 2.0)]})'
+    )
+    started = time.monotonic()
     proc, _ = _run(tmp_path, body)
     assert proc.returncode == int(ExitCode.SUITE_ERROR), proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert "chart 'goodput vs length' of test_child.py::test_a_sweep was not drawn" in proc.stderr
-    assert "the chart helper ended (exit code -9) before drawing it" in proc.stderr, proc.stderr[-2000:]
+    for chart in ("goodput vs length", "a later chart"):  # the later one not waited for until the end's limit
+        assert f"chart '{chart}' of test_child.py::test_a_sweep was not drawn" in proc.stderr, proc.stderr[-2000:]
+    assert proc.stderr.count("the chart helper ended (exit code -9) before drawing it") == 2, proc.stderr[-2000:]
+    assert time.monotonic() - started < 60
 
 
 def test_an_interrupted_run_leaves_no_helper(tmp_path: Path) -> None:
