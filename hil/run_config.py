@@ -170,8 +170,9 @@ def _baseline(path: Path | None, dut: str, profile: str, thresholds: ThresholdPr
     return base
 
 
-def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
-    """What the scenario contract needs of the bench to make its cases (no bench comes up)."""
+def bench_facts(dut: DutBase | None, profile: Profile, partner: DutBase | None = None) -> BenchFacts:
+    """What the scenario contract needs of the bench to make its cases (no bench comes up); a
+    SoftAP's attenuator is its station's, in front of the station (`partner`, a Wi-Fi pair)."""
     if dut is None:
         return BenchFacts(profile)
     window, mss = dut.ladders()
@@ -179,7 +180,8 @@ def bench_facts(dut: DutBase | None, profile: Profile) -> BenchFacts:
     baud = dut.console.baud if dut.HAS_CONSOLE and not dut.LOCAL else None  # a local DUT's console is a pty
     duplex = dut.FULL_DUPLEX_BUILD if dut.build_configs == ["default"] else None
     wifi = getattr(dut, "wifi", None)
+    station = getattr(partner, "wifi", None) if wifi is not None and wifi.mode == "softap" else wifi
     return BenchFacts(profile, dut.in_path, dialect, dut.kind, dut.local, tuple(window), tuple(mss), dut.builds(),
                       baud, dut.network.isolated, dut.tester is not None, duplex, tuple(dut.build_configs),
-                      wifi is not None, wifi.attenuator if wifi is not None else None,
+                      wifi is not None, station.attenuator if station is not None else None,
                       dut.peer.dut if dut.peer is not None else None, dut.partner, dut.name)  # fmt: skip

@@ -41,7 +41,7 @@ IN_PATH_ONLY = "the reconnection case takes the link beside a DUT in the path do
 PAIR_FAMILIES = frozenset({
     "baseline", "packet-length sweep", "data-size transfers (-n)", "UDP offered load (delivered vs offered)",
     "loss-free UDP capacity search", "serial throughput (a file through the console)", "ping latency",
-    "bidirectional", "flood ping", "latency under load",
+    "bidirectional", "flood ping", "latency under load", "throughput against signal",
 })  # fmt: skip
 
 

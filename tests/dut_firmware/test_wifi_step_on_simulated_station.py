@@ -17,12 +17,13 @@ import pytest
 from pytest_embedded.dut_factory import DutFactory
 
 from hil.config.sections import WifiConfig
-from hil.console.dialects.hil_fw_wifi import connect, disconnect, ensure_connected, status
+from hil.console.dialects.hil_fw_wifi import connect, disconnect, ensure_connected, radio, status
 from hil.console.embedded_console import EmbeddedConsole
 from hil.errors import DutError
 from hil.paths import host_firmware
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec
 from hil.plumbing.netns import TAP, VirtualTopology
+from hil.scenarios.families.signal import _rejoined
 from tests.support.host_dut import SimulatedStation
 
 pytestmark = pytest.mark.virtual_bench
@@ -118,6 +119,8 @@ def test_ssid_not_on_the_air_and_the_ap_coming_back(start_station: Callable[...,
 def test_a_lost_link_is_rejoined_by_the_next_connect_step(start_station: Callable[..., Station]) -> None:
     sta = start_station()
     ensure_connected(sta.console, sta.wifi(), sta.net)
+    first = radio(sta.console)
+    assert first.associated and first.joins == 1 and not _rejoined(first, radio(sta.console))
     sta.console.run_ok("wifisim ap off", 5)  # the AP goes silent: beacon timeout, the firmware keeps trying
     sta.console.wait_text(r"WIFI status=disconnected source=console reason=200 name=BEACON_TIMEOUT", 5)
     assert status(sta.console).fields["status"] == "connecting"
@@ -127,6 +130,8 @@ def test_a_lost_link_is_rejoined_by_the_next_connect_step(start_station: Callabl
     sta.console.run_ok("wifisim drop 4", 5)  # ASSOC_EXPIRE: the firmware re-joins on its own
     sta.console.wait_text(r"WIFI status=connected source=console", 5)
     assert ensure_connected(sta.console, sta.wifi(), sta.net).attempts == 0
+    again = radio(sta.console)  # associated now, but not all along: the signal sweep's step carries nothing
+    assert again.associated and again.joins is not None and again.joins >= 3 and _rejoined(first, again)
 
 
 def test_disconnect_ends_a_join_under_way(start_station: Callable[..., Station]) -> None:

@@ -164,3 +164,27 @@ def test_the_esp32_benches_carry_an_attenuator_example_and_skip_the_family_witho
         assert [c.id for c in ran if c.skip is None][:4] == [
             f"signal/{s}" for s in ("tcp-dut_tx", "tcp-dut_rx", "udp-dut_tx", "udp-dut_rx")
         ]
+
+
+def test_a_wifi_pair_sweeps_its_stations_signal_and_reads_its_counts_the_other_way() -> None:
+    """The SoftAP is the run's DUT, the attenuator its station's: the four streams run, the
+    reassociation (the PC's stream and pings) does not; the model's TCP goodput takes the data
+    frames from the station's receive side where the run's DUT sends (dut_tx)."""
+    from hil.dut.bench_file import load_bench
+    from hil.run_config import bench_facts
+    from hil.scenarios.contract import collect
+    from hil.scenarios.families.signal import PAIR_REJOIN, SignalSweep, _model_mbps
+    from hil.scenarios.profiles import QUICK
+
+    ap, sta = load_bench(PROJECT_ROOT / "bench" / "wifi-pair-signal.yaml").duts
+    facts = bench_facts(ap, QUICK, sta)
+    assert facts.attenuator is not None and facts.attenuator is sta.wifi.attenuator  # type: ignore[attr-defined]
+    assert bench_facts(ap, QUICK).attenuator is None  # without its partner: the SoftAP has none
+    cases = {c.case.id: c.skip for c in collect(facts) if c.case.family.name == SignalSweep.name}
+    streams = ("tcp-dut_tx", "tcp-dut_rx", "udp-dut_tx", "udp-dut_rx")
+    assert [k for k, v in cases.items() if v is None] == [f"signal/{s}" for s in streams]
+    assert cases["reassociate/signal_lost"] == PAIR_REJOIN
+    counts = {"tx_frames": 100, "rx_frames": 400, "tx_retries": 0, "rx_retries": 0}  # the station: 400 in, 100 out
+    own, _ = _model_mbps("tcp-dut_tx", 8, counts)  # the station sends: 400 ACKs a 100 segments
+    paired, extra = _model_mbps("tcp-dut_tx", 8, counts, flipped=True)  # the station receives the 400 segments
+    assert own is not None and paired is not None and paired > own and extra == {"acks_per_segment": 0.25}

@@ -152,6 +152,16 @@
 /* ---- Tests at once -------------------------------------------------------------------------- */
 #define FW_TEST_SLOTS 3 /* an iperf server and client together (both directions), a ping beside them; any other test alone */
 
+/* ---- the simulated Wi-Fi station's air (host/src/wifi_air.h, host/src/air_queue.h) ------------ */
+#define FW_AIR_QUEUE_DATA_FRAMES 1000 /* the access point's transmit queue towards the station: data frames
+                                      * (as the tap's own queue, a Linux default txqueuelen; over 250 ms of MCS 7's air,
+                                      * so an iperf FIN resent after one lost at a full queue finds frames
+                                      * still ahead of it: the air stays busy up to the FIN) */
+#define FW_AIR_QUEUE_MGMT_FRAMES 8   /* ... and its management frames (beacons, association answers), sent first */
+#define FW_AIR_QUEUE_CARRIED_FRAMES 64 /* frames the air carried while the station was sending, for the stack
+                                       * when the station's loop comes round (FW_IPERF_UDP_BURST_MAX per poll) */
+#define FW_AIR_QUEUE_FRAME_MAX 1518  /* longest frame it holds: an Ethernet frame with a VLAN tag, no FCS */
+
 /* ---- link delay line (test equipment: a known bandwidth-delay product) ----------------------- */
 #define FW_LINK_DELAY_SLOTS 32    /* frames held at once: a 16 x MSS window twice over, half the smallest
                                      * board pbuf pool, so the stack keeps pbufs of its own (power of two) */

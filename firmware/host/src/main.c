@@ -65,7 +65,14 @@ static bool air_carry(size_t len, bool outgoing)
     return wifi_air_carry(len, outgoing ? WIFI_AIR_UP : WIFI_AIR_DOWN, fw_platform_time_us());
 }
 
-static const struct tapif_air station_air = {wifi_air_free_at_us, air_carry};
+/* The SoftAP's beacons and association answers (wifi_link.h): a band of their own in the AP's queue */
+static bool air_management(const uint8_t *frame, size_t len)
+{
+    return len >= 14 && ((unsigned)frame[12] << 8 | frame[13]) == WIFI_LINK_ETHERTYPE;
+}
+
+static const struct tapif_air station_air = {wifi_air_free_at_us, air_carry, NULL};
+static const struct tapif_air linked_station_air = {wifi_air_free_at_us, air_carry, air_management};
 
 /* --wifi-link: the air's management frames go to the tap straight (wifi_link.h) */
 static struct tapif *wifi_link_tap;
@@ -419,7 +426,7 @@ int main(int argc, char **argv)
     }
     if (air_file != NULL) {
         if (!wifi_sim_use_air(air_file, notch_db)) return fail("--wifi-air %s: path too long", air_file);
-        taps[0].air = &station_air;
+        taps[0].air = wifi_link ? &linked_station_air : &station_air;
     }
     fw_app_set_personality(personality);
     fw_app_init(app_netif);
@@ -463,8 +470,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "hil-fw-host: poll failed: %s\n", strerror(errno));
             return 1;
         }
-        for (size_t i = 0; n > 0 && i < tap_count; i++) {
-            if (fds[i].revents & POLLIN) {
+        for (size_t i = 0; i < tap_count; i++) {
+            /* with an air: whenever it is free (the AP's queue, what the air carried meanwhile: air_queue.h) */
+            bool air_turn = taps[i].air != NULL && (tapif_air_wait_us(&taps[i]) == 0 || tapif_air_carried(&taps[i]));
+            if ((n > 0 && (fds[i].revents & POLLIN)) || air_turn) {
                 tapif_poll(tap_netifs[i], MAX_FRAMES_PER_POLL);
             }
         }

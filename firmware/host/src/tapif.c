@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "air_queue.h"
 #include "fault_inject.h"
 #include "fw_config.h"
 #include "fw_netif.h"
@@ -51,6 +52,53 @@ int tapif_open(struct tapif *t)
     return fd;
 }
 
+/* The tap's frames into the AP's queue (air_queue.h); no call into the stack. */
+static void tapif_air_drain(struct tapif *t, int max_frames)
+{
+    uint8_t frame[FRAME_MAX];
+    for (int count = 0; count < max_frames; count++) {
+        ssize_t n = read(t->fd, frame, sizeof frame);
+        if (n <= 0) {
+            break;
+        }
+        t->rx++;
+        if (!air_queue_put(frame, (size_t)n, t->air->management(frame, (size_t)n))) {
+            t->rx_drop++;
+            LINK_STATS_INC(link.drop); /* the AP's queue towards the station was full */
+        }
+    }
+}
+
+/* Before the station's own frame: waits for the air, and when the AP has a management frame
+ * waiting and the station sent last, lets it take the air first (air_queue.h). That frame is kept
+ * for the stack (air_queue_hold_carried). */
+static void tapif_air_take_turns(struct tapif *t)
+{
+    uint8_t frame[FRAME_MAX];
+    for (;;) {
+        uint64_t wait_us;
+        while ((wait_us = tapif_air_wait_us(t)) > 0) {
+            struct timespec ts = {(time_t)(wait_us / 1000000u), (long)(wait_us % 1000000u) * 1000L};
+            nanosleep(&ts, NULL);
+        }
+        if (t->air->management == NULL) {
+            return; /* no AP's frames cross this tap (a simulated AP): the station's air alone */
+        }
+        tapif_air_drain(t, FW_AIR_QUEUE_CARRIED_FRAMES);
+        if (!t->air_ap_turn || air_queue_management_depth() == 0 || !air_queue_carried_room()) {
+            return;
+        }
+        t->air_ap_turn = false;
+        size_t n = air_queue_take(frame, sizeof frame);
+        if (t->air->carry(n, false)) {
+            (void)air_queue_hold_carried(frame, n); /* room checked above */
+        } else {
+            t->rx_drop++;
+            LINK_STATS_INC(link.drop); /* lost on the air after the last retry */
+        }
+    }
+}
+
 static err_t tapif_output(struct netif *netif, struct pbuf *p)
 {
     struct tapif *t = (struct tapif *)netif->state;
@@ -67,11 +115,8 @@ static err_t tapif_output(struct netif *netif, struct pbuf *p)
         return ERR_OK;
     }
     if (t->air != NULL) { /* the air is half duplex: wait until it is free, as the radio does */
-        uint64_t wait_us;
-        while ((wait_us = tapif_air_wait_us(t)) > 0) {
-            struct timespec ts = {(time_t)(wait_us / 1000000u), (long)(wait_us % 1000000u) * 1000L};
-            nanosleep(&ts, NULL);
-        }
+        tapif_air_take_turns(t);
+        t->air_ap_turn = true;
         if (!t->air->carry(len, true)) {
             t->tx_drop++;
             LINK_STATS_INC(link.drop); /* lost on the air after the last retry */
@@ -123,12 +168,62 @@ void tapif_deliver(struct netif *netif, const uint8_t *frame, size_t len)
     }
 }
 
+/* A frame read from the tap (and, with an air, carried by it) into the management side or the stack. */
+static void tapif_receive(struct netif *netif, const uint8_t *frame, size_t n)
+{
+    struct tapif *t = (struct tapif *)netif->state;
+    if (t->side_input != NULL && t->side_input(frame, n)) {
+        return;
+    }
+#ifdef FW_PLANTED_DEFECT /* the host-planted build only: a defect reachable from the wire (planted_defect.h) */
+    (void)fw_planted_defect_inspect(frame, n);
+#endif
+    if (fault_on_receive(netif, frame, n)) { /* a planted defect took it (fault_inject.h) */
+        return;
+    }
+    tapif_deliver(netif, frame, n);
+    fault_after_receive();
+}
+
+/* With an air: the AP's queued frames, management first, each as the air comes free (air_queue.h). */
+static int tapif_air_service(struct netif *netif)
+{
+    struct tapif *t = (struct tapif *)netif->state;
+    uint8_t frame[FRAME_MAX];
+    int count = 0;
+    size_t n;
+    while (tapif_air_wait_us(t) == 0 && (n = air_queue_take(frame, sizeof frame)) > 0) {
+        count++;
+        t->air_ap_turn = false;
+        if (!t->air->carry(n, false)) {
+            t->rx_drop++;
+            LINK_STATS_INC(link.drop); /* lost on the air after the last retry */
+            continue;
+        }
+        tapif_receive(netif, frame, n);
+    }
+    return count;
+}
+
 int tapif_poll(struct netif *netif, int max_frames)
 {
     struct tapif *t = (struct tapif *)netif->state;
     uint8_t frame[FRAME_MAX];
     int count = 0;
-    while (count < max_frames && tapif_air_wait_us(t) == 0) {
+    if (t->air != NULL && t->air->management != NULL) { /* the AP on the link: its queue (air_queue.h) */
+        size_t n;
+        while ((n = air_queue_take_carried(frame, sizeof frame)) > 0) { /* carried while it sent */
+            tapif_receive(netif, frame, n);
+        }
+        if (tapif_air_wait_us(t) > 0) {
+            return 0; /* the tap is read when the air is free */
+        }
+        uint32_t before = t->rx;
+        tapif_air_drain(t, max_frames);
+        tapif_air_service(netif);
+        return (int)(t->rx - before);
+    }
+    while (count < max_frames && tapif_air_wait_us(t) == 0) { /* with an air: one frame each time it is free */
         ssize_t n = read(t->fd, frame, sizeof frame);
         if (n <= 0) {
             break;
@@ -140,17 +235,7 @@ int tapif_poll(struct netif *netif, int max_frames)
             LINK_STATS_INC(link.drop); /* lost on the air after the last retry */
             continue;
         }
-        if (t->side_input != NULL && t->side_input(frame, (size_t)n)) {
-            continue;
-        }
-#ifdef FW_PLANTED_DEFECT /* the host-planted build only: a defect reachable from the wire (planted_defect.h) */
-        (void)fw_planted_defect_inspect(frame, (size_t)n);
-#endif
-        if (fault_on_receive(netif, frame, (size_t)n)) { /* a planted defect took it (fault_inject.h) */
-            continue;
-        }
-        tapif_deliver(netif, frame, (size_t)n);
-        fault_after_receive();
+        tapif_receive(netif, frame, (size_t)n);
     }
     return count;
 }
@@ -162,6 +247,11 @@ void tapif_write_frame(struct tapif *t, const uint8_t *frame, size_t len)
     } else {
         t->tx_drop++;
     }
+}
+
+bool tapif_air_carried(const struct tapif *t)
+{
+    return t->air != NULL && t->air->management != NULL && air_queue_carried_depth() > 0;
 }
 
 uint64_t tapif_air_wait_us(const struct tapif *t)

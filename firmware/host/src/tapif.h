@@ -9,10 +9,14 @@
 #include "lwip/netif.h"
 
 /** A medium between the tap and the stack (the simulated station's air, wifi_air.h): a frame
- *  waits until it is free, then occupies it and may be lost there. */
+ *  waits until it is free, then occupies it and may be lost there. With `management` (the AP is
+ *  another firmware on the link, wifi_link.h) frames read from the tap wait in the AP's queue
+ *  (air_queue.h), its management frames in a band of their own, sent first; without (the AP is
+ *  simulated in this program, wifi_sim.h) the tap's own queue is the AP's. */
 struct tapif_air {
     uint64_t (*free_at_us)(void);
     bool (*carry)(size_t len, bool outgoing); /* false: lost on the medium */
+    bool (*management)(const uint8_t *frame, size_t len); /* an AP's management frame; NULL: see above */
 };
 
 /** One tap: its name and MAC (set before tapif_open), its descriptor and frame counters. */
@@ -25,6 +29,7 @@ struct tapif {
     uint32_t rx_drop; /* frames read but dropped: no pbuf, link down */
     uint32_t tx_drop; /* frames the tap refused (its kernel queue full) or too long */
     const struct tapif_air *air; /* NULL: frames pass straight */
+    bool air_ap_turn;             /* the station sent last: a management frame the AP queued goes next */
     /* frames that are not the stack's (the simulated Wi-Fi's management frames, wifi_link.h):
      * given here first, whatever the link state; true: taken. NULL: none. */
     bool (*side_input)(const uint8_t *frame, size_t len);
@@ -37,9 +42,14 @@ int tapif_open(struct tapif *t);
 /** netif init callback; netif->state must point to the struct tapif. */
 err_t tapif_init(struct netif *netif);
 
-/** Reads up to max_frames waiting frames into the stack (with an air: only while it is free).
- *  Returns the number read. */
+/** Reads up to max_frames waiting frames into the stack; with an air, one each time it is free,
+ *  or with the AP's queue (management) into that queue, then gives the stack what the air carries
+ *  while it is free, and first what it carried while the station sent. Call it when the air is free
+ *  or tapif_air_carried says frames wait. Returns the number read. */
 int tapif_poll(struct netif *netif, int max_frames);
+
+/** Frames the air carried for the stack while the station was sending (air_queue.h). */
+bool tapif_air_carried(const struct tapif *t);
 
 /** Microseconds until the tap's air is free for the next frame (0: free, or no air). */
 uint64_t tapif_air_wait_us(const struct tapif *t);

@@ -41,6 +41,7 @@ class RadioReading:
     phy_mbps: float | None = None
     counts: dict[str, int] | None = None  # RADIO_COUNTS since the radio started
     source: str = ""  # the console command it came from
+    joins: int | None = None  # associations since the firmware started (None: a console that does not say)
 
     def as_fields(self) -> dict[str, object]:
         fields = {"rssi_dbm": self.rssi_dbm, "noise_dbm": self.noise_dbm, "mcs": self.mcs, "phy_mbps": self.phy_mbps}

@@ -158,6 +158,7 @@ def radio(console: ConsoleDriver) -> RadioReading:
             phy_mbps=int(f["phy_kbps"]) / 1000 if "phy_kbps" in f else None,
             counts=counts,
             source="wifi status",
+            joins=int(f["joins"]) if "joins" in f else None,
         )
     except (KeyError, ValueError) as exc:
         raise DutError(f"malformed `wifi status` reply from the DUT: {exc} in {f}") from None

@@ -20,6 +20,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import allure
@@ -28,9 +29,8 @@ from hil.checks import BenchFault, criteria
 from hil.config.attenuator import AttenuatorConfig
 from hil.config.thresholds import Limits
 from hil.console.dialects.base import RADIO_COUNTS, RadioReading
-from hil.errors import BenchError, ConsoleTimeout, DutError
+from hil.errors import ConsoleTimeout, DutError
 from hil.plumbing.attenuator import Attenuator, held
-from hil.plumbing.netns import TAP
 from hil.radio_model import rssi_for, tcp_goodput_mbps, udp_goodput_mbps
 from hil.radio_model import step as model_step
 from hil.report.background_charts import attach_chart
@@ -46,13 +46,12 @@ from hil.tools.ping import ping_argv
 from hil.traffic.roles import TrafficResult, TrafficSpec, run_traffic
 
 if TYPE_CHECKING:
-    from hil.session import HilContext
+    from hil.session import DutSession, HilContext
 
 STREAMS = ("tcp-dut_tx", "tcp-dut_rx", "udp-dut_tx", "udp-dut_rx")
 UDP_PAYLOAD = 1470
 TRIAL_S = 1.0  # each repetition at each step: the model's air is deterministic, a board's is averaged over repeat
 ASSOCIATE_WAIT_S = 3.0  # after the settle time: how long a step waits for an association to come back
-AP_QUEUE_FRAMES = 100  # the simulated AP's queue towards the station (the tap's), fixed on any host
 # a step's case (tcp-dut_tx-20dB), a stream's (tcp-dut_tx), a floor at an RSSI (tcp-dut_tx@-70dBm)
 STEP_CASES = rf"(?:tcp|udp)-{DIRECTION}(?:-\d+(?:\.\d+)?dB|@-\d+dBm)?"
 SIGNAL = frozenset({"rssi_dbm", "phy_mbps", "retry_pct"})
@@ -65,6 +64,10 @@ LOST_LINE = "WIFI status=disconnected"  # ... and losing it
 STOCK_REJOIN = (
     "the reassociation case hears the project's firmware say it re-joined (`WIFI status=connected`): a stock "
     "firmware's console has no such line"
+)
+PAIR_REJOIN = (
+    "the reassociation case times the PC's stream and pings through the station: in a Wi-Fi pair the PC is no "
+    "end of the traffic (the sweep's steps run between the two DUTs)"
 )
 NO_WIFI = "the signal sweep needs a Wi-Fi DUT (a `wifi:` section in the bench file): this DUT is wired"
 NO_ATTENUATOR = (
@@ -87,7 +90,7 @@ class SignalSweep:
         why = NO_WIFI if not bench.wifi else NO_ATTENUATOR if bench.attenuator is None else None
         out = [Case(self, f"signal/{s}", s, topology="endpoint", skip=why) for s in STREAMS]
         stock = bench.dialect is not None and bench.dialect.stock
-        rejoin = why or (STOCK_REJOIN if stock else None)
+        rejoin = why or (STOCK_REJOIN if stock else None) or (PAIR_REJOIN if bench.partner is not None else None)
         return [*out, Case(self, "reassociate/signal_lost", "reassociate", topology="endpoint", skip=rejoin)]
 
     def run(self, hil: HilContext, case: Case) -> None:
@@ -97,41 +100,48 @@ class SignalSweep:
             sweep(hil, str(case.point))
 
 
-def _attenuator(hil: HilContext) -> AttenuatorConfig:
+@dataclass(frozen=True)
+class Station:
+    """The station whose signal is swept: the run's DUT, or in a Wi-Fi pair whose run's DUT is the
+    SoftAP its partner (the attenuator sits in front of the station); `flipped`: the station
+    receives what the run's DUT sends (`dut_tx` is its receive direction)."""
+
+    session: DutSession
+    flipped: bool
+
+    @property
+    def name(self) -> str:
+        return self.session.config.name
+
+
+def _station(hil: HilContext) -> Station:
     wifi = getattr(hil.dut.config, "wifi", None)
+    second = hil.second
+    if wifi is not None and wifi.mode == "softap" and second is not None and second.relation == "beside":
+        return Station(second, True)
+    return Station(hil.dut, False)
+
+
+def _attenuator(station: Station) -> AttenuatorConfig:
+    wifi = getattr(station.session.config, "wifi", None)
     if wifi is None or wifi.attenuator is None:  # the contract skipped the case: a run without it is a bug
         raise TypeError("the signal family ran on a DUT without wifi.attenuator")
     return wifi.attenuator
 
 
 @contextlib.contextmanager
-def _attenuated(hil: HilContext, cfg: AttenuatorConfig) -> Iterator[Attenuator]:
-    """The attenuator held at its start value around the case; on the virtual bench also the
-    simulated AP's queue towards the station fixed at AP_QUEUE_FRAMES (whatever the host's default
-    qdisc: a codel queue would drop what the model's air has not carried yet)."""
-    air_file = getattr(hil.dut.adapter, "air_file", None) if cfg.virtual else None
-    queue = None
-    if cfg.virtual:
-        dut_ns = getattr(hil.topology, "dut_ns", None)
-        if dut_ns is None:
-            raise BenchError("wifi.attenuator.virtual: the bench has no DUT namespace for the simulated AP's queue")
-        queue = ["ip", "netns", "exec", dut_ns, "tc", "qdisc"]
-        done = subprocess.run([*queue, "replace", "dev", TAP, "root", "pfifo", "limit", str(AP_QUEUE_FRAMES)],
-                              capture_output=True, text=True, check=False)  # fmt: skip
-        if done.returncode != 0:
-            raise BenchError(f"the simulated AP's queue (tc qdisc on {TAP} in {dut_ns}): {done.stderr.strip()}")
-    try:
-        with held(cfg, air_file) as unit:
-            yield unit
-    finally:
-        if queue is not None:
-            subprocess.run([*queue, "del", "dev", TAP, "root"], check=False, capture_output=True)
+def _attenuated(cfg: AttenuatorConfig, station: Station) -> Iterator[Attenuator]:
+    """The attenuator held at its start value around the case. (On the virtual bench the AP's queue
+    towards the station is the station firmware's own, management frames first: air_queue.h.)"""
+    air_file = getattr(station.session.adapter, "air_file", None) if cfg.virtual else None
+    with held(cfg, air_file) as unit:
+        yield unit
 
 
-def _radio(hil: HilContext, wait_s: float) -> RadioReading:
-    """The DUT's radio, waiting up to `wait_s` for an association (a re-join under way)."""
-    _, driver = hil.dut.require_console()
-    wifi = hil.dut.config.wifi  # type: ignore[attr-defined]
+def _radio(station: Station, wait_s: float) -> RadioReading:
+    """The station's radio, waiting up to `wait_s` for an association (a re-join under way)."""
+    _, driver = station.session.require_console()
+    wifi = station.session.config.wifi  # type: ignore[attr-defined]
     deadline = time.monotonic() + wait_s
     while True:
         reading = driver.radio(wifi)
@@ -147,21 +157,30 @@ def _spec(stream: str, hil: HilContext) -> TrafficSpec:
                        rate_mbps=hil.link_mbit if udp else None)  # fmt: skip
 
 
+def _rejoined(before: RadioReading, now: RadioReading) -> bool:
+    """The station joined again since `before`: its association was lost in between, whatever it
+    is now (a console that does not count its joins: not known, False)."""
+    return before.joins is not None and now.joins is not None and now.joins > before.joins
+
+
 def _counts(before: RadioReading, after: RadioReading) -> dict[str, int] | None:
     if before.counts is None or after.counts is None:
         return None
     return {k: after.counts[k] - before.counts[k] for k in RADIO_COUNTS}
 
 
-def _model_mbps(stream: str, atten_db: float, counts: dict[str, int] | None) -> tuple[float | None, dict[str, float]]:
+def _model_mbps(
+    stream: str, atten_db: float, counts: dict[str, int] | None, flipped: bool = False
+) -> tuple[float | None, dict[str, float]]:
     """The radio model's goodput at this attenuation (virtual bench): UDP from the datagram size,
-    TCP from the segments and ACKs its air carried (the receiver's ACK habit, counted)."""
+    TCP from the segments and ACKs its air carried (the receiver's ACK habit, counted); `flipped`:
+    the counts are a station's that receives the run's DUT's `dut_tx` (a Wi-Fi pair)."""
     rssi = rssi_for(atten_db)
     if stream.startswith("udp"):
         return udp_goodput_mbps(UDP_PAYLOAD, rssi), {}
     if counts is None:
         return None, {}
-    tx = stream.endswith("dut_tx")
+    tx = stream.endswith("dut_tx") != flipped  # the station sends the data
     data = counts["tx_frames"] if tx else counts["rx_frames"]
     acks = counts["rx_frames"] if tx else counts["tx_frames"]
     if data == 0:
@@ -170,10 +189,12 @@ def _model_mbps(stream: str, atten_db: float, counts: dict[str, int] | None) -> 
     return tcp_goodput_mbps(1460, rssi, ratio), {"acks_per_segment": round(ratio, 4)}
 
 
-def _measure_step(hil: HilContext, stream: str, atten_db: float, virtual: bool) -> tuple[CaseRecord, SweepStep]:
+def _measure_step(
+    hil: HilContext, stream: str, atten_db: float, virtual: bool, station: Station
+) -> tuple[CaseRecord, SweepStep]:
     case = f"{stream}-{atten_db:g}dB"
     start = time.time()
-    before = _radio(hil, ASSOCIATE_WAIT_S)
+    before = _radio(station, ASSOCIATE_WAIT_S)
     runs: list[TrafficResult] = []
     if before.associated:
         spec = _spec(stream, hil)
@@ -181,21 +202,29 @@ def _measure_step(hil: HilContext, stream: str, atten_db: float, virtual: bool) 
             try:
                 r = run_traffic(spec, hil.pc_side, hil.far_end, hil.far_end.generator)
             except (DutError, ConsoleTimeout):
-                if _radio(hil, 0).associated:
-                    raise  # still associated: the DUT's failure, not the signal's
+                now = _radio(station, 0)
+                if now.associated and not _rejoined(before, now):
+                    raise  # associated all along: the DUT's failure, not the signal's
                 break  # the association went during the run: this step carries nothing
             for name, text in r.raw.items():
                 attach_text(f"{case} run {i}: {name}", text)
             runs.append(r)
-    after = _radio(hil, 0) if before.associated else before
-    associated = before.associated and len(runs) == hil.repeat
+    after = _radio(station, 0) if before.associated else before
+    rejoined = _rejoined(before, after)  # lost during the step, joined again before its end
+    associated = before.associated and len(runs) == hil.repeat and not rejoined
     values = [r.receiver_mbps for r in runs] if associated else [0.0]
     counts = _counts(before, after)
-    theory, model_extra = _model_mbps(stream, atten_db, counts) if virtual else (None, {})
+    theory, model_extra = _model_mbps(stream, atten_db, counts, station.flipped) if virtual else (None, {})
     rec = make_record("signal", case, hil.dut.config.name, summarize(values), theory)
     rec.traffic_s = round(sum(r.duration_s or TRIAL_S for r in runs), 3)
     rec.extra.update(atten_db=atten_db, associated=associated, radio_source=before.source, x=atten_db)
     rec.extra.update(before.as_fields())
+    if rejoined:
+        rec.extra["rejoined"] = (
+            f"the station lost its association during the step and joined again ({before.joins} -> {after.joins} joins)"
+        )
+    if station.session is not hil.dut:  # a Wi-Fi pair: the radio is the SoftAP's station's
+        rec.extra["radio_of"] = station.name
     if counts is not None:
         frames = counts["tx_frames"] + counts["rx_frames"]
         retries = counts["tx_retries"] + counts["rx_retries"]
@@ -214,7 +243,9 @@ def _measure_step(hil: HilContext, stream: str, atten_db: float, virtual: bool) 
         rec.loss_pct = max(r.loss_pct or 0.0 for r in runs)
         rec.extra["offered_mbps"] = runs[0].spec.rate_mbps
         rec.generator_limited = any(r.generator_limited for r in runs)
-    rec.extra["sender"] = "dut" if stream.endswith("dut_tx") else "bench"
+    # whose shortfall it would be: a DUT's (the run's, or in a Wi-Fi pair either DUT) is its own
+    dut_sent = any(r.sender_is_dut for r in runs) if runs else stream.endswith("dut_tx")
+    rec.extra["sender"] = "dut" if dut_sent else "bench"
     hil.recorder.record(rec, start, time.time())
     return rec, SweepStep(atten_db, before.rssi_dbm, rec.median, associated)
 
@@ -222,7 +253,8 @@ def _measure_step(hil: HilContext, stream: str, atten_db: float, virtual: bool) 
 def sweep(hil: HilContext, stream: str) -> None:
     allure.dynamic.feature("throughput against signal")
     allure.dynamic.story(f"signal {stream}")
-    cfg = _attenuator(hil)
+    station = _station(hil)
+    cfg = _attenuator(station)
     entries = hil.thresholds.scenarios.get("signal", {})
     hil.thresholds.limits("signal", f"{stream}-{cfg.start:g}dB")  # no limits: an error before the attenuator moves
     floors = floors_for(stream, dict(entries))
@@ -230,19 +262,21 @@ def sweep(hil: HilContext, stream: str) -> None:
     allure.dynamic.parameter("steps", f"{steps_db[0]:g} .. {steps_db[-1]:g} dB, {len(steps_db)} steps")
     records: list[CaseRecord] = []
     steps: list[SweepStep] = []
-    with _attenuated(hil, cfg) as unit:
+    with _attenuated(cfg, station) as unit:
         allure.dynamic.parameter("attenuator", unit.describe())
+        if station.flipped:
+            allure.dynamic.parameter("radio", f"{station.name}, the station of SoftAP {hil.dut.config.name}")
         for db in steps_db:
             with allure.step(f"{db:g} dB"):
                 unit.set(db)
                 time.sleep(cfg.settle_s)
-                rec, step = _measure_step(hil, stream, db, cfg.virtual)
+                rec, step = _measure_step(hil, stream, db, cfg.virtual, station)
             records.append(rec)
             steps.append(step)
             if step.zero:
                 break  # fallen to zero: weaker steps carry nothing either
     findings = analyse(stream, steps, cfg.expected_range_db, floors)
-    _report(hil, stream, cfg, records, steps, findings, floors)
+    _report(hil, stream, cfg, records, steps, findings, floors, station)
     measured = [r for r, s in zip(records, steps, strict=True) if not s.zero]
     for r in records[len(measured) :]:  # the step it fell to zero at: the sweep's rule judges it
         r.extra["no_criterion"] = "the stream fell to zero here: the fall-to-zero rule judges the sweep"
@@ -268,6 +302,7 @@ def _report(
     steps: list[SweepStep],
     findings: Findings,
     floors: dict[int, float],
+    station: Station,
 ) -> None:
     model = [(s.atten_db, r.theory) for r, s in zip(records, steps, strict=True) if r.theory is not None]
     if cfg.virtual:  # the model's own value at a step that carried nothing
@@ -290,7 +325,8 @@ def _report(
     attach_chart(
         f"signal {stream}: goodput vs RSSI and attenuation",
         signal_chart,
-        f"{stream}: goodput against signal ({hil.dut.config.name})",
+        f"{stream}: goodput against signal ({hil.dut.config.name}"
+        + (f", {station.name}'s radio)" if station.flipped else ")"),
         [(s.atten_db, s.rssi_dbm, s.mbps) for s in steps],
         model=model,
         bad_db=findings.bad_at_db,
@@ -341,7 +377,8 @@ def _rx_bytes(pid: int, ifname: str) -> int | None:
 def reassociation(hil: HilContext) -> None:
     allure.dynamic.feature("throughput against signal")
     allure.dynamic.story("reassociation after the signal was lost")
-    cfg = _attenuator(hil)
+    station = _station(hil)
+    cfg = _attenuator(station)
     hil.thresholds.limits("reassociate", "signal_lost")  # no limits: an error before the attenuator moves
     total_s = BEFORE_S + LOST_S + AFTER_S
     spec = TrafficSpec("udp", "dut_tx", total_s, length=UDP_PAYLOAD, rate_mbps=hil.link_mbit)
@@ -360,7 +397,7 @@ def reassociation(hil: HilContext) -> None:
         elif line.startswith(LOST_LINE):
             lost.append(at)
 
-    with _attenuated(hil, cfg) as unit, console.listening(hear):
+    with _attenuated(cfg, station) as unit, console.listening(hear):
         ping = subprocess.Popen(ping_args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         stop = threading.Event()
 
@@ -404,11 +441,11 @@ def reassociation(hil: HilContext) -> None:
     replies = reply_times(ping_out)
     ping_back = next((t for t in replies if t > back_at), None)
     associated_at = next((t for t in joined if t > back_at), None)
-    held_on = not lost and _radio(hil, 0).associated  # a beacon timeout longer than the loss kept it
+    held_on = not lost and _radio(station, 0).associated  # a beacon timeout longer than the loss kept it
     if held_on:
         associated_at = back_at
     if associated_at is None:
-        state = "associated" if _radio(hil, 0).associated else "not associated"
+        state = "associated" if _radio(station, 0).associated else "not associated"
         raise DutError(
             f"the DUT printed no `{JOINED_LINE}` within {AFTER_S:g} s of the signal coming back ({state} now)"
         )
