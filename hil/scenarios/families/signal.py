@@ -132,7 +132,8 @@ def _attenuator(station: Station) -> AttenuatorConfig:
 @contextlib.contextmanager
 def _attenuated(cfg: AttenuatorConfig, station: Station) -> Iterator[Attenuator]:
     """The attenuator held at its start value around the case. (On the virtual bench the AP's queue
-    towards the station is the station firmware's own, management frames first: air_queue.h.)"""
+    towards the station is the station tap's own FIFO, any qdisc passed by; in a Wi-Fi pair the
+    station firmware's, management frames first: firmware/host/src/air_queue.h.)"""
     air_file = getattr(station.session.adapter, "air_file", None) if cfg.virtual else None
     with held(cfg, air_file) as unit:
         yield unit
