@@ -492,8 +492,10 @@ def signal_chart(
     zero_db: float | None = None,
     floors: dict[int, float] | None = None,
     keeps: Sequence[tuple[float, float]] = (),
+    reporter: str = "the DUT",
 ) -> bytes:
-    """Goodput against RSSI (strong signal on the left) and against attenuation, side by side:
+    """Goodput against RSSI (strong signal on the left; `reporter` is whose radio reported it) and
+    against attenuation, side by side:
     `points` as (attenuation dB, RSSI dBm or None, Mbit/s), the radio model's expectation per
     attenuation, the bad points ringed red, the fall to zero marked, the at-RSSI floors as red
     steps (every point at that RSSI or stronger must be above), `keeps` as (% of the best, Mbit/s)
@@ -505,7 +507,7 @@ def signal_chart(
     values = [*mbps, *(m for _, m in model), *(floors or {}).values()]
     lo, hi = zoomed_limits([0.0, *values])
     rssi_of = {a: r for a, r, _ in ((p[0], p[1], p[2]) for p in points) if r is not None}
-    for ax, xs, xlabel in ((by_rssi, [k[0] for k in known], "RSSI (dBm), as the DUT reported it"),
+    for ax, xs, xlabel in ((by_rssi, [k[0] for k in known], f"RSSI (dBm), as {reporter} reported it"),
                            (by_att, att, "attenuation (dB)")):  # fmt: skip
         ys = [k[1] for k in known] if ax is by_rssi else mbps
         ax.plot(xs, ys, marker="o", color="tab:blue", linewidth=1.6, label="measured (median)", zorder=6)

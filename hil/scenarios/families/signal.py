@@ -334,6 +334,7 @@ def _report(
         zero_db=findings.fell_to_zero_db,
         floors=floors,
         keeps=[(pct, best * pct / 100) for pct in findings.keeps],
+        reporter=f"station {station.name}" if station.flipped else "the DUT",
     )
     measured = [r for r, s in zip(records, steps, strict=True) if not s.zero]
     rules = "; ".join(x for x in (_steps_criteria(hil, measured), findings.criteria()) if x)
