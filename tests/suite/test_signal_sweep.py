@@ -23,11 +23,12 @@ pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 BENCH = PROJECT_ROOT / "bench" / "virtual-wifi-signal.yaml"
 
 
-def _bench(tmp_path: Path, **attenuator: object) -> Path:
-    """The signal bench with a narrower sweep (the test command's time; `./suite main` sweeps 0-48 dB)."""
-    data = yaml.safe_load(BENCH.read_text())
-    data["duts"][0]["wifi"]["attenuator"].update(attenuator)
-    path = tmp_path / "signal-bench.yaml"
+def _bench(tmp_path: Path, bench: Path = BENCH, station: int = 0, **attenuator: object) -> Path:
+    """A signal bench with a narrower sweep of its station's attenuator (the test command's time;
+    `./suite main` sweeps 0-48 dB)."""
+    data = yaml.safe_load(bench.read_text())
+    data["duts"][station]["wifi"]["attenuator"].update(attenuator)
+    path = tmp_path / f"signal-{bench.name}"
     path.write_text(yaml.safe_dump(data))
     return path
 
@@ -92,10 +93,7 @@ def test_a_wifi_pair_floods_either_way_and_keeps_its_association(
     carries the model's goodput; at 44 dB it has none. (Before: the station lost the SoftAP at 40 dB
     under the SoftAP's flood, BEACON_TIMEOUT, and under its own it got 67-80 % of the model.)"""
     monkeypatch.setenv("HIL_WIFI_PSK", "signal sweep pair")
-    data = yaml.safe_load(PAIR_BENCH.read_text())
-    data["duts"][1]["wifi"]["attenuator"].update(min_db=28, max_db=48, step_db=4)  # the floors ask for -70 dBm
-    bench = tmp_path / "pair-signal-bench.yaml"
-    bench.write_text(yaml.safe_dump(data))
+    bench = _bench(tmp_path, PAIR_BENCH, 1, min_db=28, max_db=48, step_db=4)  # the floors ask for -70 dBm
     where = tmp_path / "pair"
     proc = run_suite(where, "-m", "signal", "-k", "udp-dut_tx or udp-dut_rx", "--bench", str(bench),
                      "--profile", "quick", tests="tests/hil", timeout=300)  # fmt: skip
