@@ -22,6 +22,7 @@ from hil.console.protocol import FinalLine
 from hil.dut.adapter import BenchLink
 from hil.dut.kinds import make_adapter
 from hil.errors import BenchError, DutError
+from hil.plumbing.hardware_link import HardwareLink
 from hil.plumbing.in_path import InPathTopology
 from hil.plumbing.netns import VirtualTopology
 from hil.session import DutSession, DutState
@@ -40,13 +41,16 @@ def where(session: DutSession) -> str:
 
 
 def flashed_second(cfg: DutBase, link: BenchLink, relation: str, workdir: Path) -> DutSession:
-    """The second DUT, its firmware started on its own tap (flashed): behind the DUT in the path
-    (the peer namespace's tap) or beside it (the partner's tap on the DUT's link). A DUT that cannot
-    be flashed is stopped again and the error names it."""
+    """The second DUT, flashed: on the virtual bench its firmware started on its own tap, behind the
+    DUT in the path (the peer namespace's tap) or beside it (the partner's tap on the DUT's link); a
+    board beside a board is flashed as its kind flashes (its probe, or nothing for a preflashed
+    one) on the PC's bench NIC's link. A DUT that cannot be flashed is stopped again and named."""
     if relation == "behind" and isinstance(link, InPathTopology):
         view = link.behind()
     elif relation == "beside" and isinstance(link, VirtualTopology):
         view = link.partner_view(cfg.network.dut_ip, cfg.network.dut_mac)
+    elif relation == "beside" and isinstance(link, HardwareLink):  # two boards on the PC's bench NIC's switch
+        view = link
     else:
         raise BenchError(f"DUT {cfg.name} ({relation} the run's DUT) needs the virtual bench's link for it")
     session = DutSession(make_adapter(cfg, view, workdir), cfg, relation=relation)

@@ -90,6 +90,8 @@ def load_run(opt: object) -> RunConfig:
     behind_name = dut.peer.dut if dut.peer is not None else None
     behind = next((d for d in bench.duts if d.name == behind_name), None)
     partner = next((d for d in bench.duts if d.name == dut.partner), None)
+    partner = partner_with_labgrid(partner, opt) if partner is not None else None
+    check_places(opt, dut, partner)
     if opt.inject_dut_kill and (named := parse_kill(opt.inject_dut_kill)[2]) is not None:  # type: ignore[attr-defined]
         running = [d.name for d in (dut, behind, partner) if d is not None]
         if named not in running:
@@ -134,9 +136,32 @@ def with_labgrid(dut: DutBase, opt: object) -> DutBase:
     if wait is not None and wait < 0:
         raise ConfigError(f"--labgrid-wait must be 0 or more seconds (got {wait:g})")
     if place is None and dut.labgrid is None:
-        if wait is not None:
-            raise ConfigError("--labgrid-wait is for a DUT reserved through a labgrid place (--labgrid-place)")
-        return dut
+        return dut  # --labgrid-wait without any place of the run's: one line once the partner is known
+    return _placed(dut, place, wait)
+
+
+def check_places(opt: object, dut: DutBase, partner: DutBase | None) -> None:
+    """The run's labgrid places: --labgrid-wait needs one; two DUTs never share one."""
+    places = [(d.name, d.labgrid) for d in (dut, partner) if d is not None and d.labgrid is not None]
+    if opt.labgrid_wait is not None and not places:  # type: ignore[attr-defined]
+        raise ConfigError("--labgrid-wait is for a DUT reserved through a labgrid place (--labgrid-place)")
+    if len(places) == 2 and (places[0][1].place, places[0][1].coordinator) == (
+        places[1][1].place,
+        places[1][1].coordinator,
+    ):
+        raise ConfigError(
+            f"DUTs {places[0][0]} and {places[1][0]} both name labgrid place {places[0][1].place}: "
+            "each board is a place of its own"
+        )
+
+
+def partner_with_labgrid(partner: DutBase, opt: object) -> DutBase:
+    """The partner with its own place's coordinator resolved (--labgrid-wait is the run's: it waits
+    for every place the run holds); a partner without a place as it is."""
+    return partner if partner.labgrid is None else _placed(partner, None, opt.labgrid_wait)  # type: ignore[attr-defined]
+
+
+def _placed(dut: DutBase, place: str | None, wait: float | None) -> DutBase:
     section = dut.labgrid.model_dump() if dut.labgrid is not None else {}
     section |= {k: v for k, v in (("place", place), ("wait_s", wait)) if v is not None}
     section["coordinator"] = section.get("coordinator") or os.environ.get("LG_COORDINATOR")

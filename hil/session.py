@@ -376,7 +376,8 @@ def _topology(cfg: DutBase, link: BenchLink) -> str:
     """Where the DUT sits: at the end of the PC's link, or in the path between the PC and a peer."""
     if cfg.partner is not None:
         pair = f"DUT {cfg.name} {cfg.network.dut_ip} and DUT {cfg.partner}"
-        return f"PC {cfg.network.pc_ip} <-> [{pair} on one link, each on its own tap]: the traffic runs between them"
+        ports = "each on its own tap" if cfg.local else "each on its own port of the bench NIC's switch"
+        return f"PC {cfg.network.pc_ip} <-> [{pair} on one link, {ports}]: the traffic runs between them"
     if cfg.peer is None:
         return "PC <-> DUT (the DUT terminates the traffic)"
     where = f"namespace {link.peer_ns}" if isinstance(link, InPathTopology) else "a host of the bench"

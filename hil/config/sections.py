@@ -364,10 +364,9 @@ class DutBase(Strict):
             raise ValueError("link.loss_pct is not yet injected in the path: set it 0 for role in_path")
         if self.role == "in_path" and self.peer is None:
             raise ValueError("role in_path needs a `peer:` section (the host on the DUT's far side)")
-        if self.partner is not None and (self.role != "endpoint" or not self.LOCAL):
+        if self.partner is not None and self.role != "endpoint":
             raise ValueError(
-                "partner: (a second DUT on this DUT's link) is for an endpoint DUT of the virtual bench for now: "
-                "on a real bench two boards run as a bench file each"
+                "partner: (a second DUT on this DUT's link) is for a DUT that ends the traffic (role endpoint)"
             )
         if self.role == "endpoint" and self.peer is not None:
             raise ValueError("a `peer:` is for role in_path (the DUT forwards between the PC and the peer)")

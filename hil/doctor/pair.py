@@ -3,7 +3,9 @@
 a bridge with its own endpoint behind it). Both are brought up on the run's link in the run's
 order, with the run's code for the second DUT (hil.behind), then each end reaches the other:
 DUT to DUT each console pings the other; behind a bridge the PC pings the endpoint through the
-bridge, and the endpoint's console pings the PC back. Everything is removed again. No traffic."""
+bridge, and the endpoint's console pings the PC back. Everything is removed again. No traffic.
+Two boards are joined as they are (the doctor programs nothing); boards on labgrid places are left
+to a run (the doctor locks no place)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from hil.doctor.finding import Finding, ok, problem
 from hil.dut.bench_file import BenchConfig
 from hil.dut.kinds import make_adapter
 from hil.errors import BenchError, DutError
+from hil.plumbing.hardware_link import HardwareLink
 from hil.plumbing.in_path import InPathTopology
 from hil.plumbing.links import open_bench_link
 from hil.plumbing.netns import VirtualTopology
@@ -104,13 +107,17 @@ def join(pair: Pair) -> list[Finding]:
     """The pair brought up as a run brings it up, each end reaching the other, then removed."""
     found: list[Finding] = []
     front, second = pair.front, pair.second
+    placed = [d.name for d in (front, second) if d.labgrid is not None]
+    if placed:  # their consoles are the places' (hil.doctor.lab checked each place, locking nothing)
+        return [ok("pair", f"not joined: DUT {', '.join(placed)} on labgrid places, which the doctor does not "
+                           "lock; a run holds both and joins them")]  # fmt: skip
     with contextlib.ExitStack() as stack:
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hil-doctor-pair-")))
         try:
             link = stack.enter_context(open_bench_link(front))
         except (BenchError, ConfigError, OSError) as exc:
             return [problem("pair link", f"{exc}".splitlines()[0], FIX)]
-        needs = InPathTopology if pair.relation == "behind" else VirtualTopology
+        needs = InPathTopology if pair.relation == "behind" else (VirtualTopology, HardwareLink)
         if not isinstance(link, needs):
             return [
                 problem(
@@ -124,8 +131,11 @@ def join(pair: Pair) -> list[Finding]:
         adapter = make_adapter(front, link, workdir / front.name)
         stack.callback(adapter.stop)
         try:
-            adapter.flash()
-            session = flashed_second(second, link, pair.relation, workdir / second.name)
+            if isinstance(link, HardwareLink):  # two boards as they are: the doctor programs nothing
+                session = DutSession(make_adapter(second, link, workdir / second.name), second, relation="beside")
+            else:
+                adapter.flash()
+                session = flashed_second(second, link, pair.relation, workdir / second.name)
         except (BenchError, DutError, ConfigError) as exc:
             return [*found, problem("firmware", f"{exc}".splitlines()[0], FIX)]
         stack.callback(session.adapter.stop)

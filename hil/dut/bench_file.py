@@ -101,11 +101,18 @@ class BenchConfig(Strict):
             if name in taken or name in behind or other.partner is not None:
                 raise ValueError(f"{where}: it is already in a pair or behind a DUT (one pair per bench file)")
             taken[name] = first.name
-            if not (other.LOCAL and other.HAS_CONSOLE) or other.role != "endpoint":
+            if not other.HAS_CONSOLE or other.role != "endpoint":
                 raise ValueError(
-                    f"{where}: the partner must run on the bench PC with a console and end the traffic "
+                    f"{where}: the partner must have a console and end the traffic "
                     f"(kind {other.kind!r}, role {other.role!r})"
                 )
+            if other.LOCAL != first.LOCAL:
+                raise ValueError(
+                    f"{where}: a DUT of the virtual bench and a board cannot share a link "
+                    f"(kind {first.kind!r} with kind {other.kind!r}): both on the virtual bench, or two boards"
+                )
+            if not first.LOCAL:
+                _boards_on_one_link(where, first, other)
             if getattr(first, "wifi", None) is not None or getattr(other, "wifi", None) is not None:
                 _wifi_pair(where, first, other)
             net = ipaddress.IPv4Network(f"{first.network.pc_ip}/{first.network.prefix_len}", strict=False)
@@ -135,6 +142,25 @@ class BenchConfig(Strict):
             if wifi.ap == "partner":
                 raise ValueError(f"DUT {dut.name}: wifi.ap partner needs a pair with a SoftAP (partner:)")
         return self
+
+
+def _boards_on_one_link(where: str, first: DutBase, other: DutBase) -> None:
+    """Two boards DUT to DUT: cabled to one switch with the PC's bench NIC, which only watches (it
+    pings both at every bring-up), so both name the same PC port; the pair's theory is one link's
+    rate, so both name the same (a faster board's port runs at the slower's in the pair)."""
+    mine, theirs = first.network, other.network
+    if (theirs.pc_ip, theirs.pc_netns, theirs.prefix_len) != (mine.pc_ip, mine.pc_netns, mine.prefix_len):
+        a, b = (f"{n.pc_ip}/{n.prefix_len} in {n.pc_netns or 'the root namespace'}" for n in (mine, theirs))
+        raise ValueError(
+            f"{where}: two boards on one link share the PC's bench NIC: give both the same network.pc_ip, "
+            f"pc_netns and prefix_len (DUT {first.name}: {a}, DUT {other.name}: {b})"
+        )
+    if other.link.rate_mbit != first.link.rate_mbit:
+        raise ValueError(
+            f"{where}: the traffic between two boards runs at the slower port's rate, the pair's theory: give both "
+            f"the same link.rate_mbit (DUT {first.name} {first.link.rate_mbit:g}, DUT {other.name} "
+            f"{other.link.rate_mbit:g} Mbit/s)"
+        )
 
 
 def _wifi_pair(where: str, first: DutBase, other: DutBase) -> None:

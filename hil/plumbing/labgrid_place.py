@@ -237,6 +237,13 @@ class PlaceLock:
             self.say(f"hil: labgrid place {self.place} not released: {answer.get('error')}")
 
 
+def places_described(held: dict[str, PlaceResources]) -> str:
+    """The run's places for the report's environment: one as it is, several each with its DUT."""
+    if len(held) == 1:
+        return next(iter(held.values())).describe()
+    return " | ".join(f"DUT {name}: {res.describe()}" for name, res in held.items())
+
+
 def apply_place(cfg: DutBase, res: PlaceResources) -> DutBase:
     """The DUT's bench section with what the place gives: its console at the exporter's RFC 2217
     port, its probe's serial number and target; the place's bench NIC is checked to be on this PC
@@ -330,6 +337,26 @@ def reserved(section: LabgridConfig, say: Callable[[str], None]) -> Iterator[Pla
         yield resources
     finally:
         lock.release()
+
+
+@contextlib.contextmanager
+def reserved_all(sections: dict[str, LabgridConfig], say: Callable[[str], None]) -> Iterator[dict[str, PlaceResources]]:
+    """Every labgrid place of the run's DUTs (DUT name -> its section), held together for the
+    context: locked in one order (coordinator, then place) so two runs wanting the same boards never
+    each hold one and wait for the other; one that cannot be had releases those already held and
+    raises a BenchError naming its DUT; all released at the end, also after a failure or Ctrl-C."""
+    order = sorted(sections.items(), key=lambda item: (str(item[1].coordinator), item[1].place))
+    with contextlib.ExitStack() as stack:
+        held: dict[str, PlaceResources] = {}
+        for name, section in order:
+            try:
+                held[name] = stack.enter_context(reserved(section, say))
+            except BenchError as exc:
+                raise BenchError(f"DUT {name!r}: {exc}") from exc
+        if len(held) > 1:
+            say(f"hil: labgrid: the run holds {len(held)} places: " + ", ".join(
+                f"{res.place} (DUT {name})" for name, res in held.items()))  # fmt: skip
+        yield held
 
 
 if __name__ == "__main__":

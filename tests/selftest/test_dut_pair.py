@@ -62,12 +62,50 @@ def test_a_bad_pair_gets_one_message_naming_it(tmp_path: Path, kwargs: dict[str,
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
-def test_a_partner_is_for_an_endpoint_of_the_virtual_bench(tmp_path: Path) -> None:
+def test_a_partner_is_for_a_dut_that_ends_the_traffic(tmp_path: Path) -> None:
     path = bench(tmp_path)
     in_path = "    partner: b\n    role: in_path\n    peer: {ip: 10.77.0.9}\n    firmware: {config: bridge}\n"
     path.write_text(path.read_text().replace("    partner: b\n", in_path))
-    with pytest.raises(ConfigError, match=r"partner: \(a second DUT on this DUT's link\) is for an endpoint DUT"):
+    with pytest.raises(ConfigError, match=r"partner: \(a second DUT on this DUT's link\) is for a DUT that ends"):
         load_bench(path)
+
+
+def boards(tmp_path: Path, a: dict, b: dict) -> Path:
+    """Two preflashed boards, the first naming the second as its partner, with `a` and `b` merged in."""
+    base = {"kind": "preflashed", "console": {"port": "/dev/ttyACM0"}, "thresholds": "pair-20m",
+            "link": {"rate_mbit": 100, "shaping": False}}  # fmt: skip
+    first = base | {"name": "a", "partner": "b", "network": {"pc_ip": "10.9.0.1", "dut_ip": "10.9.0.2"}} | a
+    second = base | {
+        "name": "b",
+        "network": {"pc_ip": "10.9.0.1", "dut_ip": "10.9.0.3", "dut_mac": "02:00:00:00:00:03"},
+    }
+    path = tmp_path / "boards.yaml"
+    path.write_text(yaml.safe_dump({"duts": [first, second | b]}))
+    return path
+
+
+def test_two_boards_on_one_link_load(tmp_path: Path) -> None:
+    a, b = load_bench(boards(tmp_path, {}, {"console": {"port": "/dev/ttyACM1"}})).duts
+    assert a.partner == "b" and not a.local and not b.local
+    assert bench_facts(a, PROFILES["quick"], b).partner == "b"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "message"),
+    [
+        ({}, {"kind": "virtual", "console": {"port": "pty"}, "link": {"rate_mbit": 100, "shaping": True}},
+         "a DUT of the virtual bench and a board cannot share a link (kind 'preflashed' with kind 'virtual')"),
+        ({}, {"network": {"pc_ip": "10.9.0.9", "dut_ip": "10.9.0.3", "dut_mac": "02:00:00:00:00:03"}},
+         "two boards on one link share the PC's bench NIC: give both the same network.pc_ip, pc_netns and "
+         "prefix_len (DUT a: 10.9.0.1/24 in the root namespace, DUT b: 10.9.0.9/24 in the root namespace)"),
+        ({}, {"link": {"rate_mbit": 10, "shaping": False}},
+         "give both the same link.rate_mbit (DUT a 100, DUT b 10 Mbit/s)"),
+    ],
+)  # fmt: skip
+def test_a_bad_pair_of_boards_gets_one_message_naming_it(tmp_path: Path, a: dict, b: dict, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_bench(boards(tmp_path, a, b))
+    assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
 
 
 def test_the_pair_runs_the_two_endpoint_families_and_skips_the_rest_saying_why() -> None:

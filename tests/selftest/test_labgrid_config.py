@@ -77,6 +77,7 @@ def test_the_command_line_names_a_place_and_a_missing_coordinator_is_one_line(
 ) -> None:
     from types import SimpleNamespace
 
+    from hil.run_config import check_places, partner_with_labgrid
     from hil.run_config import with_labgrid as _with_labgrid
 
     path = tmp_path / "b.yaml"
@@ -90,7 +91,20 @@ def test_the_command_line_names_a_place_and_a_missing_coordinator_is_one_line(
     monkeypatch.setenv("LG_COORDINATOR", "127.0.0.1:20408")
     placed = _with_labgrid(dut, SimpleNamespace(labgrid_place="lab-3", labgrid_wait=5.0))
     assert placed.labgrid is not None and placed.labgrid.coordinator == "127.0.0.1:20408" and placed.labgrid.wait_s == 5
+    unplaced = _with_labgrid(dut, SimpleNamespace(labgrid_place=None, labgrid_wait=5.0))
     with pytest.raises(ConfigError, match="--labgrid-wait is for a DUT reserved through a labgrid place"):
-        _with_labgrid(dut, SimpleNamespace(labgrid_place=None, labgrid_wait=5.0))
+        check_places(SimpleNamespace(labgrid_wait=5.0), unplaced, None)
+    # a partner's own place: its coordinator resolved, the run's wait applied; two DUTs never share a place
+    other = partner_with_labgrid(
+        placed.model_copy(update={"name": "b", "labgrid": None}), SimpleNamespace(labgrid_wait=1.0)
+    )
+    assert other.labgrid is None
+    partner = partner_with_labgrid(placed.model_copy(update={"name": "b"}), SimpleNamespace(labgrid_wait=1.0))
+    assert (
+        partner.labgrid is not None and partner.labgrid.wait_s == 1 and partner.labgrid.coordinator == "127.0.0.1:20408"
+    )
+    check_places(SimpleNamespace(labgrid_wait=5.0), unplaced, partner)  # the wait is for the partner's place
+    with pytest.raises(ConfigError, match="DUTs same70-1 and b both name labgrid place lab-3: each board is a place"):
+        check_places(SimpleNamespace(labgrid_wait=None), placed, partner)
     with pytest.raises(ConfigError, match=r"labgrid.place: String should match pattern"):
         _with_labgrid(dut, SimpleNamespace(labgrid_place="a/b", labgrid_wait=None))

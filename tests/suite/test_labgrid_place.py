@@ -25,7 +25,7 @@ from hil.plumbing.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
 from hil.plumbing.labgrid_place import HOLDER_ENV, LABGRID_PYTHON, PlaceLock
 from hil.plumbing.netns import PC_IF, TAP, TbfShaping, TopologyConfig, VirtualTopology
 from tests.support.child_suite import iperf_processes
-from tests.support.labgrid_bench import LabgridBench
+from tests.support.labgrid_bench import ExportedBoard, LabgridBench
 from tests.support.processes import not_another_runs, pgrep
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
@@ -70,7 +70,8 @@ def shared_board(tmp_path: Path) -> Iterator[tuple[Path, LabgridBench]]:
         spec = HostDutSpec(binary=host_firmware("default"), netns=topo.dut_ns, tap=TAP, ip=DUT_IP)
         try:
             with HostDutProcess(spec, tmp_path / "board", line):
-                lab = LabgridBench(tmp_path / "lab", os.ttyname(line.slave), PC_IF, PLACE, PROBE_SERIAL)
+                board = ExportedBoard(PLACE, os.ttyname(line.slave), PC_IF, PROBE_SERIAL)
+                lab = LabgridBench(tmp_path / "lab", [board])
                 with lab:
                     yield bench_file(tmp_path, lab, topo.pc_ns), lab
                 assert not lab.ser2net_processes(), lab.ser2net_processes()

@@ -1,7 +1,7 @@
 """A real labgrid coordinator and exporter on this PC (loopback only), as a lab runs them: the
-exporter serves a serial device over RFC 2217 (its own ser2net) and exports a network interface
-and a debug probe's descriptor; one place matches the three. Started and stopped by a test; state
-in its work directory; everything it starts is gone after stop()."""
+exporter serves each board's serial device over RFC 2217 (its own ser2net) and exports a network
+interface and a debug probe's descriptor; one place per board matches its three. Started and
+stopped by a test; state in its work directory; everything it starts is gone after stop()."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import re
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
@@ -19,9 +21,36 @@ from tests.support.processes import pgrep
 
 LABGRID_BIN = LABGRID_PYTHON.parent
 EXPORTER = "bench1"
-GROUP = "dut1"
-MATCHES = [f"{EXPORTER}/{GROUP}/NetworkSerialPort", f"{EXPORTER}/{GROUP}/RemoteNetworkInterface",
-           f"{EXPORTER}/{GROUP}/DebugProbe"]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ExportedBoard:
+    """One board of the lab: its place, its UART (a /dev/ path: labgrid's RawSerialPort), the PC's
+    interface its link ends on, its probe's serial number."""
+
+    place: str
+    serial_device: str
+    ifname: str
+    probe_serial: str
+
+    @property
+    def group(self) -> str:
+        return f"grp-{self.place}"
+
+    @property
+    def matches(self) -> list[str]:
+        return [
+            f"{EXPORTER}/{self.group}/{cls}" for cls in ("NetworkSerialPort", "RemoteNetworkInterface", "DebugProbe")
+        ]
+
+    def exported(self) -> str:
+        return (
+            f"{self.group}:\n"
+            f"  RawSerialPort: {{port: '{self.serial_device}', speed: 115200}}\n"
+            f"  NetworkInterface: {{ifname: '{self.ifname}'}}\n"
+            # labgrid has no class for a pyOCD probe: a descriptor of the lab's own, exported as it is
+            f"  probe: {{cls: DebugProbe, tool: pyocd, target: atsame70q21b, serial: '{self.probe_serial}'}}\n"
+        )
 
 
 def _wait_for(what: str, timeout_s: float, check: object) -> object:
@@ -35,27 +64,34 @@ def _wait_for(what: str, timeout_s: float, check: object) -> object:
 
 
 class LabgridBench:
-    def __init__(self, workdir: Path, serial_device: str, ifname: str, place: str, probe_serial: str) -> None:
+    def __init__(self, workdir: Path, boards: Sequence[ExportedBoard]) -> None:
         self.workdir = workdir
-        self.serial_device = serial_device  # a /dev/ path (labgrid's RawSerialPort)
-        self.ifname = ifname
-        self.place = place
-        self.probe_serial = probe_serial
+        self.boards = tuple(boards)
         self.address = ""
         self._procs: list[subprocess.Popen[bytes]] = []
+
+    @property
+    def place(self) -> str:
+        """The first board's place (a lab of one board: its only one)."""
+        return self.boards[0].place
 
     def client(self, *args: str, user: str | None = None) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "LG_COORDINATOR": self.address, **({"LG_USERNAME": user} if user else {})}
         return subprocess.run([str(LABGRID_BIN / "labgrid-client"), *args], env=env, capture_output=True,
                               text=True, timeout=60, check=False)  # fmt: skip
 
-    def holder(self) -> str | None:
-        """Who holds the place (`host/user`), as `labgrid-client show` says; None when free. A
-        client that cannot say (no coordinator, no such place) fails the test: that is not "free"."""
-        out = self.client("-p", self.place, "show")
+    def holder(self, place: str | None = None) -> str | None:
+        """Who holds the place (`host/user`; the first board's by default), as `labgrid-client show`
+        says; None when free. A client that cannot say (no coordinator, no such place) fails the
+        test: that is not "free"."""
+        out = self.client("-p", place or self.place, "show")
         m = re.search(r"^\s*acquired:\s*(\S+)", out.stdout, re.MULTILINE)
         assert out.returncode == 0 and m is not None, f"labgrid-client show failed: {out.stdout}{out.stderr}"
         return None if m.group(1) == "None" else m.group(1)
+
+    def holders(self) -> dict[str, str | None]:
+        """Every board's place and who holds it."""
+        return {board.place: self.holder(board.place) for board in self.boards}
 
     def _start(self, argv: list[str], log: str) -> subprocess.Popen[bytes]:
         # own process group: ser2net, which the exporter starts, goes with it
@@ -72,20 +108,16 @@ class LabgridBench:
         port = _wait_for("coordinator", 20, lambda: re.search(
             r"listening on 127\.0\.0\.1:(\d+)", (self.workdir / "coordinator.log").read_text()))  # fmt: skip
         self.address = f"127.0.0.1:{port.group(1)}"  # type: ignore[union-attr]
-        (self.workdir / "exporter.yaml").write_text(
-            f"{GROUP}:\n"
-            f"  RawSerialPort: {{port: '{self.serial_device}', speed: 115200}}\n"
-            f"  NetworkInterface: {{ifname: '{self.ifname}'}}\n"
-            # labgrid has no class for a pyOCD probe: a descriptor of the lab's own, exported as it is
-            f"  probe: {{cls: DebugProbe, tool: pyocd, target: atsame70q21b, serial: '{self.probe_serial}'}}\n"
-        )
+        (self.workdir / "exporter.yaml").write_text("".join(board.exported() for board in self.boards))
         self._start([str(LABGRID_BIN / "labgrid-exporter"), "-c", self.address, "-n", EXPORTER,
                      "--hostname", "127.0.0.1", "exporter.yaml"], "exporter.log")  # fmt: skip
+        matches = [m for board in self.boards for m in board.matches]
         _wait_for("exported resources", 30, lambda: all(
-            m.split("/")[-1] in self.client("resources").stdout for m in MATCHES))  # fmt: skip
-        for args in (("create",), ("add-match", *MATCHES)):
-            done = self.client("-p", self.place, *args)
-            assert done.returncode == 0, done.stderr
+            m.split("/", 1)[1] in self.client("resources").stdout for m in matches))  # fmt: skip
+        for board in self.boards:
+            for args in (("create",), ("add-match", *board.matches)):
+                done = self.client("-p", board.place, *args)
+                assert done.returncode == 0, done.stderr
         return self
 
     def stop(self) -> None:
@@ -102,7 +134,7 @@ class LabgridBench:
         self._procs.clear()
 
     def ser2net_processes(self) -> list[str]:
-        return pgrep("-af", f"ser2net.*{re.escape(self.serial_device)}")
+        return [p for board in self.boards for p in pgrep("-af", f"ser2net.*{re.escape(board.serial_device)}")]
 
     def __enter__(self) -> Self:
         try:
