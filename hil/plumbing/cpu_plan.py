@@ -20,6 +20,9 @@ The plan removes those causes by construction, so none of them needs an excuse:
   sshd) runs on the other CPUs at nice -20, and each session the bench runs at nice -20 as a
   session (raise_session: the kernel's autogroups), so a normal-priority load (a CI runner's,
   `--busy`) gets at most about 1 % of a core the bench needs (CFS weights 88761 : 1024);
+- a ticker wakes on the DUT's core every millisecond (hil.plumbing.core_ticker), so that ~1 % is
+  handed out in turns of about a millisecond, not whole 4-ms ticks (longer than the emulated
+  board's receive FIFO lasts);
 - receive packet steering (RPS) puts every link's receive work on one CPU per interface: the
   DUT's ports on the DUT's core (as a board's MAC), the PC's and the peer's on the bench's, so
   each link's frames reach their receiver in the order they were sent.
@@ -34,6 +37,8 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from hil.plumbing.core_ticker import PERIOD_US, core_ticker
 
 BENCH_NICE = -20  # the DUT's and the bench tools' niceness: above any normal-priority load
 
@@ -176,7 +181,8 @@ def bench_placed(plan: CpuPlan | None) -> Iterator[str]:
         yield f"no CPU plan: {refused}"
         return
     try:
-        yield plan.describe()
+        with core_ticker(min(plan.dut_cpus)) as ticker:
+            yield f"{plan.describe()}; the DUT's core ticked every {PERIOD_US / 1000:g} ms ({ticker})"
     finally:
         _set(me, before_cpus, before_nice)
         if before_session is not None:

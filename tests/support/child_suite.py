@@ -13,7 +13,7 @@ from hil.paths import PROJECT_ROOT
 from hil.plumbing.netns import list_namespaces
 from hil.wire.capture import CAPTURE_ROOT
 from tests.support.bounded import end_group
-from tests.support.processes import not_another_runs, pgrep
+from tests.support.processes import not_another_runs, parent_of, pgrep
 
 BASELINE = ("tests/hil", "-m", "baseline")
 
@@ -78,6 +78,9 @@ def leftovers(pid: int, results: Path, iperf_before: set[str]) -> list[str]:
     found += sorted(not_another_runs(iperf_processes() - iperf_before, pid))
     # (the RFC 2544 family's)
     found += [f"frame tester {p}" for p in sorted(not_another_runs(pgrep("-a", "-x", "frametester|modelbox"), pid))]
+    # (the DUT core's ticker runs in no bench namespace: the run's own, or an orphan, is a leftover)
+    tickers = [line for line in pgrep("-a", "-x", "coreticker") if parent_of(int(line.split()[0])) in (pid, 1)]
+    found += [f"core ticker {line}" for line in tickers]
     captures = CAPTURE_ROOT / f"run-{pid}"  # its captures: tcpdump and files gone with the run
     found += [f"tcpdump {p}" for p in pgrep("-f", f"tcpdump .*{captures}/")]
     found += [str(captures)] if captures.exists() else []
