@@ -99,7 +99,8 @@ def add_options(add: Callable[..., object]) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="how long to wait for a labgrid place another run holds (default: the bench file's, else 600)",
+        help="how long to wait for each labgrid place of the run (the DUT's, its partner's) another run holds "
+        "(default: the bench file's, else 600)",
     )
     add(
         "--inject-dut-kill",
