@@ -12,20 +12,15 @@ import pytest
 import hil.plumbing.core_ticker as ticker_module
 from hil.errors import BenchError
 from hil.plumbing.core_ticker import TICKER, core_ticker
-from tests.support.processes import pgrep
+from tests.support.processes import parent_of, pgrep
 
 pytestmark = pytest.mark.selftest
 
 
 def _ours() -> list[int]:
-    return [int(line.split()[0]) for line in pgrep("-a", "-x", "coreticker") if f" {os.getpid()} " in _stat(line)]
-
-
-def _stat(line: str) -> str:
-    try:
-        return Path(f"/proc/{line.split()[0]}/stat").read_text()
-    except OSError:
-        return ""
+    """This process's tickers (a run of the suite beside it has its own)."""
+    pids = [int(line.split()[0]) for line in pgrep("-a", "-x", "coreticker")]
+    return [pid for pid in pids if parent_of(pid) == os.getpid()]
 
 
 def test_the_ticker_runs_on_its_core_at_the_bench_priority_and_ends_with_the_context() -> None:
