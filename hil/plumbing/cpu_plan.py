@@ -20,9 +20,9 @@ The plan removes those causes by construction, so none of them needs an excuse:
   sshd) runs on the other CPUs at nice -20, and each session the bench runs at nice -20 as a
   session (raise_session: the kernel's autogroups), so a normal-priority load (a CI runner's,
   `--busy`) gets at most about 1 % of a core the bench needs (CFS weights 88761 : 1024);
-- a ticker wakes on the DUT's core every millisecond (hil.plumbing.core_ticker), so that ~1 % is
-  handed out in turns of about a millisecond, not whole 4-ms ticks (longer than the emulated
-  board's receive FIFO lasts);
+- a ticker wakes on the DUT's core every 2 ms (hil.plumbing.core_ticker), so that ~1 % is handed
+  out in turns of at most about 2 ms, not whole 4-ms ticks (longer than the emulated board's
+  receive FIFO lasts at 20 Mbit/s);
 - receive packet steering (RPS) puts every link's receive work on one CPU per interface: the
   DUT's ports on the DUT's core (as a board's MAC), the PC's and the peer's on the bench's, so
   each link's frames reach their receiver in the order they were sent.

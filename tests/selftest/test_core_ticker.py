@@ -11,7 +11,7 @@ import pytest
 
 import hil.plumbing.core_ticker as ticker_module
 from hil.errors import BenchError
-from hil.plumbing.core_ticker import TICKER, core_ticker
+from hil.plumbing.core_ticker import PERIOD_US, TICKER, core_ticker
 from tests.support.processes import parent_of, pgrep
 
 pytestmark = pytest.mark.selftest
@@ -28,7 +28,7 @@ def test_the_ticker_runs_on_its_core_at_the_bench_priority_and_ends_with_the_con
         pytest.skip("the ticker takes nice -20: root only (the test command runs as root)")
     cpu = max(os.sched_getaffinity(0))
     with core_ticker(cpu) as said:
-        assert said.startswith(f"CPU {cpu}, every 1000 us"), said
+        assert said.startswith(f"CPU {cpu}, every {PERIOD_US} us"), said
         (pid,) = _ours()
         assert os.sched_getaffinity(pid) == {cpu}
         assert os.getpriority(os.PRIO_PROCESS, pid) == -20
