@@ -145,10 +145,8 @@ def check_places(opt: object, dut: DutBase, partner: DutBase | None) -> None:
     places = [(d.name, d.labgrid) for d in (dut, partner) if d is not None and d.labgrid is not None]
     if opt.labgrid_wait is not None and not places:  # type: ignore[attr-defined]
         raise ConfigError("--labgrid-wait is for a DUT reserved through a labgrid place (--labgrid-place)")
-    if len(places) == 2 and (places[0][1].place, places[0][1].coordinator) == (
-        places[1][1].place,
-        places[1][1].coordinator,
-    ):
+    where = {(section.coordinator, section.place) for _, section in places}
+    if len(places) == 2 and len(where) == 1:
         raise ConfigError(
             f"DUTs {places[0][0]} and {places[1][0]} both name labgrid place {places[0][1].place}: "
             "each board is a place of its own"

@@ -25,7 +25,7 @@ from hil.paths import PROJECT_ROOT, host_firmware
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
 from hil.plumbing.labgrid_place import LABGRID_PYTHON, PlaceLock
 from hil.plumbing.netns import PARTNER_TAP, PC_IF, TAP, TbfShaping, TopologyConfig, VirtualTopology
-from tests.support.child_suite import allure_results, iperf_processes, leftovers
+from tests.support.child_suite import allure_results, iperf_processes, leftovers, start_child
 from tests.support.labgrid_bench import ExportedBoard, LabgridBench
 
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
@@ -96,18 +96,7 @@ def suite_argv(bench: Path, results: Path, *extra: str) -> list[str]:
 
 
 def start_suite(bench: Path, results: Path, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(suite_argv(bench, results, *extra), cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
-
-
-def wait_both_held(lab: LabgridBench, pid: int, timeout_s: float = 60) -> dict[str, str | None]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        holders = lab.holders()
-        if all(h and f":hil-{pid}-" in h for h in holders.values()):
-            return holders
-        time.sleep(0.2)
-    raise AssertionError(f"run {pid} did not lock both places within {timeout_s:g} s: {lab.holders()}")
+    return start_child(suite_argv(bench, results, *extra))
 
 
 def test_two_boards_on_their_places_are_measured_board_to_board_and_both_places_released(
@@ -119,7 +108,7 @@ def test_two_boards_on_their_places_are_measured_board_to_board_and_both_places_
 
     # one run: both places locked for its whole length, TCP each way between the boards, both released
     run = start_suite(bench, tmp_path / "run", "--duration", "3")
-    holders = wait_both_held(lab, run.pid)
+    holders = lab.wait_held_by(run.pid)
     assert len(set(holders.values())) == 1, holders  # one holder: the run
     out, _ = run.communicate(timeout=240)
     assert run.returncode == 0 and "2 passed" in out, out[-4000:]
@@ -156,7 +145,7 @@ def test_two_boards_on_their_places_are_measured_board_to_board_and_both_places_
 
     # Ctrl-C in the middle of a case: both places released, nothing left behind
     cut = start_suite(bench, tmp_path / "cut", "--duration", "8")
-    wait_both_held(lab, cut.pid)
+    lab.wait_held_by(cut.pid)
     time.sleep(6)  # the boards' consoles up, the first case's traffic running
     os.killpg(cut.pid, signal.SIGINT)
     out, _ = cut.communicate(timeout=90)

@@ -24,7 +24,7 @@ from hil.paths import PROJECT_ROOT, host_firmware
 from hil.plumbing.host_dut import HostDutProcess, HostDutSpec, PtySerialLine
 from hil.plumbing.labgrid_place import HOLDER_ENV, LABGRID_PYTHON, PlaceLock
 from hil.plumbing.netns import PC_IF, TAP, TbfShaping, TopologyConfig, VirtualTopology
-from tests.support.child_suite import iperf_processes
+from tests.support.child_suite import iperf_processes, start_child
 from tests.support.labgrid_bench import ExportedBoard, LabgridBench
 from tests.support.processes import not_another_runs, pgrep
 
@@ -87,18 +87,7 @@ def suite_argv(bench: Path, results: Path, *extra: str) -> list[str]:
 
 
 def start_suite(bench: Path, results: Path, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(suite_argv(bench, results, *extra), cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
-
-
-def wait_holder(lab: LabgridBench, pid: int, timeout_s: float = 60) -> str:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        holder = lab.holder()
-        if holder and f":hil-{pid}-" in holder:
-            return holder
-        time.sleep(0.2)
-    raise AssertionError(f"run {pid} did not lock {PLACE} within {timeout_s:g} s")
+    return start_child(suite_argv(bench, results, *extra))
 
 
 def test_a_place_gives_the_suite_its_dut_and_is_locked_released_and_recovered(
@@ -109,7 +98,7 @@ def test_a_place_gives_the_suite_its_dut_and_is_locked_released_and_recovered(
 
     # one run: locked, measured through the place's console and NIC, released
     first = start_suite(bench, tmp_path / "first", "--duration", "10")
-    holder = wait_holder(lab, first.pid)
+    holder = lab.wait_held_by(first.pid)[PLACE]
     # a second run wanting the same place waits (bounded), then stops with one line naming the holder
     second = subprocess.run(suite_argv(bench, tmp_path / "second", "--labgrid-wait", "3"), cwd=PROJECT_ROOT,
                             capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
@@ -135,7 +124,7 @@ def test_a_place_gives_the_suite_its_dut_and_is_locked_released_and_recovered(
             os.killpg(killed.pid, signal.SIGKILL)
             break
     killed.wait(30)
-    stale = wait_holder(lab, killed.pid, timeout_s=5)
+    stale = lab.wait_held_by(killed.pid, timeout_s=5)[PLACE]
     # the next start names the stale lock, releases it and runs
     after = subprocess.run(suite_argv(bench, tmp_path / "after", "--duration", "2"), cwd=PROJECT_ROOT,
                            capture_output=True, text=True, timeout=180, check=False)  # fmt: skip

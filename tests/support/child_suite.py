@@ -44,6 +44,13 @@ def run_suite(
     return subprocess.CompletedProcess(argv, child.returncode, out, err)
 
 
+def start_child(argv: list[str]) -> subprocess.Popen[str]:
+    """A child run started in the project, in its own session (Ctrl-C to its group ends all of it,
+    as a terminal's does), its output (stdout and stderr) on one pipe; the caller waits for it."""
+    return subprocess.Popen(argv, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)  # fmt: skip
+
+
 def allure_results(results: Path) -> dict[str, dict]:
     out = {}
     for f in (results / "allure-results").glob("*-result.json"):

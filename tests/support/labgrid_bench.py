@@ -93,6 +93,17 @@ class LabgridBench:
         """Every board's place and who holds it."""
         return {board.place: self.holder(board.place) for board in self.boards}
 
+    def wait_held_by(self, pid: int, timeout_s: float = 60) -> dict[str, str]:
+        """Every board's place and its holder once a run of the suite with process id `pid` holds
+        them all (the suite locks as `user:hil-<pid>-<start>`); an AssertionError after timeout_s."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            holders = self.holders()
+            if all(h and f":hil-{pid}-" in h for h in holders.values()):
+                return {place: str(h) for place, h in holders.items()}
+            time.sleep(0.2)
+        raise AssertionError(f"run {pid} did not lock every place within {timeout_s:g} s: {self.holders()}")
+
     def _start(self, argv: list[str], log: str) -> subprocess.Popen[bytes]:
         # own process group: ser2net, which the exporter starts, goes with it
         with (self.workdir / log).open("wb") as out:
