@@ -12,6 +12,7 @@ import pytest
 import hil.plumbing.core_ticker as ticker_module
 from hil.errors import BenchError
 from hil.plumbing.core_ticker import PERIOD_US, TICKER, core_ticker
+from hil.plumbing.cpu_plan import bench_placed, make_plan
 from tests.support.processes import parent_of, pgrep
 
 pytestmark = pytest.mark.selftest
@@ -60,3 +61,18 @@ def test_a_missing_ticker_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path:
     missing = r"coreticker is missing: ./suite setup builds it \(tester/build.sh\)"
     with pytest.raises(BenchError, match=missing), core_ticker(0):
         pass
+
+
+def test_the_cpu_plan_runs_the_ticker_on_the_duts_core_for_its_context() -> None:
+    """bench_placed (every virtual bench's CPU plan) holds the ticker on the plan's DUT core and
+    says so; without it a normal load holds that core for whole 4-ms ticks again."""
+    if os.geteuid() != 0:
+        pytest.skip("the CPU plan takes nice -20: root only (the test command runs as root)")
+    plan = make_plan()
+    if plan is None:
+        pytest.skip("one CPU: no CPU plan, no DUT core to tick")
+    with bench_placed(plan) as placement:
+        assert f"the DUT's core ticked every {PERIOD_US / 1000:g} ms" in placement, placement
+        (pid,) = _ours()
+        assert os.sched_getaffinity(pid) == set(plan.dut_cpus)
+    assert not _ours()
