@@ -14,7 +14,7 @@ removes those causes by construction."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,12 +60,18 @@ GENERATOR_SHORT = Rule(
 )
 COMPRESSED_BURSTS = Rule(
     "compressed-bursts",
-    "the lost packets of the stress profile's bursts that the bench's stream sender sent compressed (it fell "
-    "behind its schedule and sent the rest of a burst back to back): those packets only; the stream's other "
-    "losses are judged against its limits",
-    "the burst's sender is the bench's stream peer (the PC's, or the peer's behind a DUT in the path), which "
-    "reports each burst it sent compressed; the DUT's own streams are never excused",
-    "the same: the stream peer is the bench's, on any bench",
+    "the lost packets of the stress profile's bursts that reached the DUT compressed because the bench's stream "
+    "sender fell behind its schedule and sent the rest of a burst back to back: those packets only; the stream's "
+    "other losses are judged against its limits",
+    "all three, per burst: the burst's sender is the bench's stream peer (the PC's, or the peer's behind a DUT in "
+    "the path) and reports it sent the burst late; the capture where its frames leave for the DUT (after the "
+    "bench's shaper) saw the burst's packets closer together than half the profile's gap, so the DUT was given "
+    "a denser train than the profile asks (a shaper that spaced them out again gave the DUT the profile's "
+    "train: nothing excused); and the DUT could not have slowed the sender (its own core and a veth on the "
+    "virtual bench). A burst the capture did not see, a run without captures, and the DUT's own streams are "
+    "never excused",
+    "a capture on the PC's bench NIC and its pause-frame counters (ethtool -I -a) read before and after the "
+    "case, none received",
     ("rx_drop_ppm",),
 )
 TOOL_FAILED = Rule(
@@ -149,9 +155,13 @@ class BenchProof:
     def dut_cannot_slow_sender(self, rec: CaseRecord) -> str | None:
         """Why the DUT could not have slowed a sender of the bench in this case, or None when the
         bench cannot show it."""
+        return self.sender_unslowed(rec.extra.get("pause_frames"))
+
+    def sender_unslowed(self, pause: object) -> str | None:
+        """Why the DUT could not have slowed a sender of the bench during a window whose pause
+        frames (hil.wire.watch.pause_received; None: not read) are `pause`, or None."""
         if self.local:
             return "the DUT runs on a core of its own and a veth has no flow control" if self.own_core else None
-        pause = rec.extra.get("pause_frames")
         if isinstance(pause, Mapping) and pause.get("rx") == 0:
             return f"the PC's NIC received no pause frame during the case ({pause.get('interface')})"
         return None
@@ -233,11 +243,21 @@ def limited_by_tester(rec: CaseRecord, limits: Limits) -> str | None:
     )
 
 
-def judged_burst_loss(sent: int, lost_by_burst: Mapping[int, int], compressed: Sequence[int]) -> tuple[int, int]:
+def excused_bursts(sender_late: Collection[int], wire_compressed: Collection[int], lossy: Collection[int]) -> list[int]:
+    """COMPRESSED_BURSTS: the lossy bursts of a bench sender's stream whose loss is the bench's:
+    those the sender reports it sent late and the capture where its frames leave for the DUT saw
+    compressed (the DUT was given a denser train than the profile). A burst only one of the two
+    names is judged: a sender that fell behind before a shaper that spaced its burst out again gave
+    the DUT the profile's train, and a burst the capture saw close together that the sender sent
+    on time is the profile's own pace on a fast link."""
+    return sorted(set(sender_late) & set(wire_compressed) & set(lossy))
+
+
+def judged_burst_loss(sent: int, lost_by_burst: Mapping[int, int], excused: Collection[int]) -> tuple[int, int]:
     """COMPRESSED_BURSTS: (lost packets judged as the DUT's, lost packets excused) of a stream, the
-    excused being the losses of the bursts its bench sender sent compressed."""
-    excused = sum(n for b, n in lost_by_burst.items() if b in set(compressed))
-    return max(0, sum(lost_by_burst.values()) - excused), excused
+    excused being the losses of its bursts `excused_bursts` named."""
+    forgiven = sum(n for b, n in lost_by_burst.items() if b in set(excused))
+    return max(0, sum(lost_by_burst.values()) - forgiven), forgiven
 
 
 def rule(name: str) -> Rule:

@@ -10,11 +10,12 @@ the suite reports is compared with the frames the injector actually dropped."""
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import allure
 
-from hil.bench_faults import judged_burst_loss
+from hil.bench_faults import excused_bursts, judged_burst_loss
 from hil.directions import direction_name
 from hil.errors import DutError
 from hil.report.background_charts import attach_chart
@@ -22,7 +23,7 @@ from hil.results.recorder import make_record
 from hil.scenarios.charts import timeline_chart
 from hil.scenarios.contract import BenchFacts, Case, register
 from hil.scenarios.metrics import DIRECTION, STREAM, ScenarioShape
-from hil.scenarios.sweep import attach_text, check
+from hil.scenarios.sweep import attach_text, bench_proof, check
 from hil.stats import summarize
 from hil.traffic.streams import StreamSpec, load_profile
 from hil.wire.bursts import COMPRESSED_BELOW, BurstTiming, burst_timing
@@ -56,8 +57,10 @@ class StreamProfiles:
         stream_profile(hil, str(case.point))
 
 
-def combine(spec: StreamSpec, sender: dict, receiver: dict) -> dict:
-    """One stream's numbers from its sender's and its receiver's reports.
+def combine(spec: StreamSpec, sender: dict, receiver: dict, wire_compressed: Collection[int] = ()) -> dict:
+    """One stream's numbers from its sender's and its receiver's reports, and the bursts the
+    capture where its frames leave for the DUT saw compressed (`wire_compressed`; none when not
+    captured): the lost packets of a burst that both name are the bench's (COMPRESSED_BURSTS).
 
     Both receivers (the firmware's STREAM line, the PC's stream peer) count every packet once:
     `received` is distinct packets, duplicates and packets of bursts already closed (`stale`)
@@ -74,14 +77,15 @@ def combine(spec: StreamSpec, sender: dict, receiver: dict) -> dict:
         losses[b] = spec.burst
     lost = max(0, sent - receiver["received"])
     compressed_lossy = sorted(set(sender.get("compressed_bursts", [])) & set(losses))
-    # the bench's sender fell behind and sent these bursts compressed: their own lost packets only are
-    # not judged (hil.bench_faults.COMPRESSED_BURSTS); every other loss of the stream is the DUT's
-    _, excused = judged_burst_loss(sent, losses, compressed_lossy)
+    # the bench's sender fell behind and the DUT was given these bursts compressed: their own lost
+    # packets only are not judged (hil.bench_faults.COMPRESSED_BURSTS); every other loss is the DUT's
+    forgiven = excused_bursts(compressed_lossy, wire_compressed, losses)
+    _, excused = judged_burst_loss(sent, losses, forgiven)
     judged = max(0, lost - excused)
     return {
         "host_sender": "compressed_bursts" in sender,  # a host's peer sent it: it reports its own pacing
         "behind": sender.get("behind", 0), "max_behind_us": sender.get("max_behind_us", 0),
-        "compressed_lossy_bursts": compressed_lossy,
+        "compressed_lossy_bursts": compressed_lossy, "excused_bursts": forgiven,
         "sent": sent, "received": receiver["received"], "lost": lost, "excused_lost": excused,
         "loss_pct": 100.0 * judged / sent if sent else 100.0, "outoforder": receiver["outoforder"],
         "late": receiver["late"], "losses": losses, "send_errors": sender.get("send_errors", 0),
@@ -91,6 +95,11 @@ def combine(spec: StreamSpec, sender: dict, receiver: dict) -> dict:
         "receiver_lost": receiver.get("lost"),  # in bursts 0..last_burst
         "losses_capped": receiver.get("losses_capped", 0),
     }  # fmt: skip
+
+
+def wire_compressed(timing: BurstTiming | None) -> tuple[int, ...]:
+    """The bursts a stream's capture saw compressed (none: it was not captured)."""
+    return timing.compressed if timing is not None else ()
 
 
 def stream_timing(seen: WireSeen, spec: StreamSpec) -> BurstTiming | None:
@@ -145,7 +154,13 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
     for name, text in evidence.items():
         attach_text(name, text)
 
-    per_stream = {s.id: combine(s, *ends[s.id]) for s in profile.streams}
+    # each stream's bursts as the capture saw them where its sender's frames leave for the DUT
+    timing_of = {s.id: stream_timing(seen, s) for s in profile.streams} if seen is not None else {}
+    # a burst the wire saw compressed is the bench's only if the DUT could not have slowed its sender
+    unslowed = bench_proof(hil).sender_unslowed(seen.pause) if seen is not None else None
+    per_stream = {
+        s.id: combine(s, *ends[s.id], wire_compressed(timing_of.get(s.id)) if unslowed else ()) for s in profile.streams
+    }
     total_sent = sum(v["sent"] for v in per_stream.values())
     total_lost = sum(v["lost"] for v in per_stream.values())
     total_excused = sum(v["excused_lost"] for v in per_stream.values())
@@ -166,10 +181,11 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
         if v["host_sender"]:  # a host's peer sent it: how well it kept the profile's spacing
             rec.measured["generator_behind"] = float(v["behind"])
             rec.extra["generator_max_behind_us"] = v["max_behind_us"]
-            # bursts the host sent compressed (it fell behind its schedule) that lost packets: the
-            # generator did not send what the profile asks, so their own lost packets are not judged
+            # bursts the host sent late (it fell behind its schedule) that lost packets, and those of
+            # them the wire saw reach the DUT compressed: only the latter's own packets are not judged
             rec.extra["compressed_lossy_bursts"] = v["compressed_lossy_bursts"][:20]
-        if seen is not None and (timing := stream_timing(seen, spec)) is not None:
+            rec.extra["excused_bursts"] = v["excused_bursts"][:20]
+        if (timing := timing_of.get(spec.id)) is not None:
             rec.extra["wire_bursts"] = timing.as_fields()
             timings.append((timing, hil.direction(spec.direction)))
         hil.recorder.record(rec, start, time.time())
@@ -214,7 +230,12 @@ def stream_profile(hil: HilContext, profile_name: str) -> None:
         )
     lines.append(
         f"total: {total_lost} of {total_sent} lost in {duration:g} s; judged {total_pct:.4f} %"
-        + (f" ({total_excused} lost in bursts the bench sent compressed, not judged)" if total_excused else "")
+        + (
+            f" ({total_excused} lost in bursts the bench's sender sent late and the wire saw reach the DUT "
+            "compressed, not judged)"
+            if total_excused
+            else ""
+        )
     )
     if injected_pct is not None:
         lines.append(f"injected on the link: {injected} frames dropped ({injected_pct:.4f} %)")
