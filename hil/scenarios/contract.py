@@ -42,6 +42,7 @@ PAIR_FAMILIES = frozenset({
     "baseline", "packet-length sweep", "data-size transfers (-n)", "UDP offered load (delivered vs offered)",
     "loss-free UDP capacity search", "serial throughput (a file through the console)", "ping latency",
     "bidirectional", "flood ping", "latency under load", "throughput against signal",
+    "stress: bursty multi-stream UDP",
 })  # fmt: skip
 
 

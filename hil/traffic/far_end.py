@@ -166,7 +166,7 @@ class ConsoleFarEnd:
 
     def streams(self, pc: PcSide, profile: StreamProfile, duration_s: float) -> tuple[Ends, dict[str, str]]:
         self._require("streams")
-        return self.driver.streams(self.ip, pc_endpoint(pc), profile, duration_s)  # type: ignore[attr-defined]
+        return self.driver.streams(self.ip, pc, profile, duration_s)  # type: ignore[attr-defined]
 
     def iperf3_server(self, port: int, name: str) -> AbstractContextManager[object]:
         raise NotApplicable(f"not applicable: the DUT's console ({self.driver.info.name}) runs no iperf 3 server")

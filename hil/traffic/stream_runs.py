@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 
-from hil.console.driver import ConsoleDriver
+from hil.console.driver import CommandReply, ConsoleDriver
 from hil.errors import DutError
 from hil.numbers import COUNT, checked_int
 from hil.tools.ping import answers_ping
 from hil.traffic.endpoints import HostEndpoint
+from hil.traffic.roles import DutSide
 from hil.traffic.streams import StreamPeerRun, StreamProfile, StreamSpec
 
 STREAM_LINE = re.compile(r"^STREAM id=(\d+) (.*)$")
@@ -49,10 +52,11 @@ def host_peer(host: HostEndpoint, to: str, profile: StreamProfile, duration_s: f
     return StreamPeerRun(host.name, host.netns_prefix, host.python, stream_config(to, duration_s, send, receive))
 
 
-def _configure_console(console: ConsoleDriver, pc_ip: str, profile: StreamProfile) -> None:
+def _configure_console(console: ConsoleDriver, pc_ip: str, profile: StreamProfile, sends: str = "dut_tx") -> None:
+    """The console's streams: it sends the profile's `sends` streams to `pc_ip` and receives the others."""
     console.run_ok("stream clear")
     for s in profile.streams:
-        if s.direction == "dut_tx":
+        if s.direction == sends:
             line = f"stream add tx {s.id} {pc_ip} {s.port} {s.size} {s.burst} {s.period_ms} {s.gap_us}"
         else:
             line = f"stream add rx {s.id} {s.port} {s.size} {s.burst} {s.period_ms} {s.threshold_ms}"
@@ -76,13 +80,7 @@ def streams_with_console(
         if not reply.final.ok or reply.final.fields.get("status") != "ok":
             raise DutError(f"DUT streams ended with {reply.final.reason or reply.final.fields}")
         pc_result = pc_peer.result(timeout_s=30)
-    dut: dict[str, dict] = {}
-    for line in reply.output:
-        if m := STREAM_LINE.match(line):
-            dut.setdefault(m.group(1), {"losses": {}}).update(fields(m.group(2), line))
-        elif m := LOSS_LINE.match(line):
-            lost = checked_int(m.group(3), COUNT, what="lost", line=line)
-            dut.setdefault(m.group(1), {"losses": {}})["losses"][m.group(2)] = lost
+    dut = _console_reports(reply.output)
     ends = {}
     for s in profile.streams:
         sid = str(s.id)
@@ -93,6 +91,79 @@ def streams_with_console(
     evidence = {
         "DUT console (stream)": "\n".join(reply.output),
         "PC stream peer result": json.dumps(pc_result, indent=1),
+    }
+    return ends, evidence
+
+
+def _console_reports(output: list[str]) -> dict[str, dict]:  # type: ignore[type-arg]
+    """Each stream's report from a console's `stream` run: its STREAM line's fields, and the
+    STREAMLOSS lines' lost packets by burst."""
+    out: dict[str, dict] = {}  # type: ignore[type-arg]
+    for line in output:
+        if m := STREAM_LINE.match(line):
+            out.setdefault(m.group(1), {"losses": {}}).update(fields(m.group(2), line))
+        elif m := LOSS_LINE.match(line):
+            lost = checked_int(m.group(3), COUNT, what="lost", line=line)
+            out.setdefault(m.group(1), {"losses": {}})["losses"][m.group(2)] = lost
+    return out
+
+
+START_DELAY_MS = 2000  # DUT to DUT: each console's senders begin this long after its `stream start`
+
+
+def streams_between_consoles(
+    dut: DutSide, near: DutSide, near_name: str, profile: StreamProfile, duration_s: float
+) -> tuple[Ends, dict[str, str]]:
+    """DUT to DUT: the DUT's console sends its streams (dut_tx) to its partner and counts the
+    partner's (dut_rx), the partner's console the other way round; both senders are DUTs, so no
+    loss of either is ever the bench's. Each console is started with the senders held back
+    START_DELAY_MS (`stream start SECONDS DELAY_MS`): both listen before either sends. Each knows
+    the other's address first (the partner pings the DUT): a DUT that had to resolve it holds at
+    most ARP_QUEUE_LEN datagrams of its first burst."""
+    _configure_console(dut.console, near.ip, profile, sends="dut_tx")
+    _configure_console(near.console, dut.ip, profile, sends="dut_rx")
+    ping = near.console.command(f"ping {dut.ip} -c 1 -W 1", timeout_s=10)
+    if not ping.final.ok or ping.final.fields.get("received") in (None, "0"):
+        raise DutError(f"DUT {near_name} could not ping the DUT at {dut.ip} before the streams: {ping.final.text}")
+    start = f"stream start {duration_s:g} {START_DELAY_MS}"
+    started = time.monotonic()
+    for console in (dut.console, near.console):
+        console.send(start)
+    for console in (dut.console, near.console):
+        console.wait_text(r"streams running", timeout_s=START_DELAY_MS / 1000)
+    if time.monotonic() - started > START_DELAY_MS / 1000:
+        raise DutError(f"the two consoles took more than {START_DELAY_MS} ms to start their streams")
+    timeout = START_DELAY_MS / 1000 + duration_s + 30
+    ended: dict[str, CommandReply] = {}
+    failed: list[Exception] = []
+
+    def wait_partner() -> None:
+        try:
+            ended["near"] = near.console.wait_final("stream", timeout)
+        except Exception as exc:  # the partner's console died or said no more: the DUT's error names it
+            failed.append(exc)
+
+    other = threading.Thread(target=wait_partner, daemon=True)
+    other.start()
+    mine = dut.console.wait_final("stream", timeout_s=timeout)
+    other.join(timeout=timeout)
+    if "near" not in ended:
+        why = f": {failed[0]}" if failed else ""
+        raise DutError(f"DUT {near_name}'s console did not end its streams{why}")
+    for who, reply in (("the DUT", mine), (f"DUT {near_name}", ended["near"])):
+        if not reply.final.ok or reply.final.fields.get("status") != "ok":
+            raise DutError(f"streams on {who} ended with {reply.final.reason or reply.final.fields}")
+    own, partner = _console_reports(mine.output), _console_reports(ended["near"].output)
+    ends = {}
+    for s in profile.streams:
+        sid = str(s.id)
+        try:
+            ends[s.id] = (own[sid], partner[sid]) if s.direction == "dut_tx" else (partner[sid], own[sid])
+        except KeyError:
+            raise DutError(f"stream {s.id}: no report from the DUT's or DUT {near_name}'s console") from None
+    evidence = {
+        "DUT console (stream)": "\n".join(mine.output),
+        f"DUT {near_name} console (stream)": "\n".join(ended["near"].output),
     }
     return ends, evidence
 

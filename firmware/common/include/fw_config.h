@@ -249,6 +249,7 @@
 #define FW_STREAM_MAX_SIZE 1472
 #define FW_STREAM_MAX_BURST 1000
 #define FW_STREAM_LINGER_MS 1000  /* after the last burst, receivers wait this long for stragglers */
+#define FW_STREAM_MAX_START_DELAY_MS 10000 /* `stream start S DELAY_MS`: senders begin at most this late */
 #ifndef FW_STREAM_RX_WINDOW
 #define FW_STREAM_RX_WINDOW 4     /* bursts a receiver tallies at once (a bitmap of FW_STREAM_MAX_BURST bits
                                    * each): a burst closes, its loss final, once a packet FW_STREAM_RX_WINDOW

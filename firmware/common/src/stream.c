@@ -221,8 +221,15 @@ static void finish(const char *status)
 static void cmd_start(int argc, char **argv)
 {
     uint32_t ms;
-    if (argc != 3 || !fw_parse_seconds_ms(argv[2], 100, 86400000u, &ms)) {
-        fw_err(CMD, "usage: stream start SECONDS (0.1-86400)");
+    uint32_t delay_ms = 0;
+    if ((argc != 3 && argc != 4) || !fw_parse_seconds_ms(argv[2], 100, 86400000u, &ms)) {
+        fw_err(CMD, "usage: stream start SECONDS (0.1-86400) [DELAY_MS (0-%u)]", (unsigned)FW_STREAM_MAX_START_DELAY_MS);
+        return;
+    }
+    /* DELAY_MS: the receivers listen at once, the senders begin this much later (two DUTs started
+     * one after the other through their consoles each listen before either sends) */
+    if (argc == 4 && !fw_parse_u32(argv[3], 0, FW_STREAM_MAX_START_DELAY_MS, &delay_ms)) {
+        fw_err(CMD, "bad start delay %s ms (0-%u)", argv[3], (unsigned)FW_STREAM_MAX_START_DELAY_MS);
         return;
     }
     unsigned n = 0;
@@ -236,7 +243,7 @@ static void cmd_start(int argc, char **argv)
     if (!fw_test_claim(CMD, "stream", "stream")) {
         return;
     }
-    uint64_t now = fw_platform_time_us();
+    uint64_t now = fw_platform_time_us() + (uint64_t)delay_ms * 1000u; /* the senders' first burst */
     for (unsigned i = 0; i < FW_STREAM_MAX; i++) {
         struct stream *s = &st.s[i];
         if (!s->used) {
@@ -270,7 +277,7 @@ static void cmd_start(int argc, char **argv)
     st.start_us = now;
     st.stop_us = now + (uint64_t)ms * 1000u;
     st.end_us = st.stop_us + FW_STREAM_LINGER_MS * 1000u;
-    fw_printf("stream: %u streams running for %" PRIu32 " ms\r\n", n, ms);
+    fw_printf("stream: %u streams running for %" PRIu32 " ms, sending in %" PRIu32 " ms\r\n", n, ms, delay_ms);
 }
 
 static void stream_command(int argc, char **argv)
@@ -360,7 +367,7 @@ static uint64_t stream_next_deadline_us(void)
 }
 
 static const struct fw_cmd stream_cmds[] = {
-    {"stream", "add tx ID IP PORT SIZE BURST PERIOD_MS GAP_US | add rx ID PORT SIZE BURST PERIOD_MS THRESHOLD_MS | start S | clear | -a",
+    {"stream", "add tx ID IP PORT SIZE BURST PERIOD_MS GAP_US | add rx ID PORT SIZE BURST PERIOD_MS THRESHOLD_MS | start S [DELAY_MS] | clear | -a",
      "bursty multi-stream UDP: configure streams, run them, report per-stream counts and lost bursts", stream_command},
 };
 

@@ -16,9 +16,9 @@ from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
 from hil.errors import DutError
 from hil.tools.ping import PingStats, parse_console
-from hil.traffic.endpoints import DutConsoleEndpoint, Endpoint, HostEndpoint
-from hil.traffic.roles import BidirResult, DutSide, PcSide, run_bidir, run_bidir_duts
-from hil.traffic.stream_runs import Ends, streams_with_console
+from hil.traffic.endpoints import DutConsoleEndpoint, Endpoint
+from hil.traffic.roles import BidirResult, DutSide, PcSide, pc_endpoint, run_bidir, run_bidir_duts
+from hil.traffic.stream_runs import Ends, streams_between_consoles, streams_with_console
 from hil.traffic.streams import StreamProfile
 
 
@@ -74,11 +74,20 @@ class HilFwDriver:
                                   DutSide(near.console, pc.near.ip), length)  # type: ignore[union-attr]  # fmt: skip
         return run_bidir(proto, duration_s, rate_mbps, pc, DutSide(self.console, ip), length)  # type: ignore[arg-type]
 
-    def streams(
-        self, ip: str, pc: HostEndpoint, profile: StreamProfile, duration_s: float
-    ) -> tuple[Ends, dict[str, str]]:
-        """The stress profiles' streams (`streams`): its `stream` command sends and counts its own."""
-        return streams_with_console(self.console, ip, pc, profile, duration_s)
+    def streams(self, ip: str, pc: PcSide, profile: StreamProfile, duration_s: float) -> tuple[Ends, dict[str, str]]:
+        """The stress profiles' streams (`streams`): its `stream` command sends and counts its own,
+        with the PC's stream peer, or with its partner's `stream` command on a DUT-to-DUT bench
+        (the project's console on both)."""
+        partner, near = pc.near, getattr(pc.near, "driver", None)
+        if partner is not None and near is not None:
+            if not isinstance(near, HilFwDriver):
+                raise NotApplicable(
+                    f"not applicable: the stress streams DUT to DUT need the project's console on both DUTs "
+                    f"(the partner speaks {near.info.name})"
+                )
+            ends = (DutSide(self.console, ip), DutSide(near.console, partner.ip))  # type: ignore[arg-type]
+            return streams_between_consoles(*ends, partner.name, profile, duration_s)
+        return streams_with_console(self.console, ip, pc_endpoint(pc), profile, duration_s)
 
     def abort_running(self) -> None:
         for abort in ("iperf -a", "ping -a", "stream -a"):

@@ -2,7 +2,9 @@
 and stress profiles (data files in stream-profiles/). A DUT that ends the traffic: the
 firmware's `stream` command sends and counts the DUT's streams, a precisely paced stream peer on
 the PC the PC's. A DUT in the path: a stream peer on the PC and one on the peer host (over SSH,
-too), the uplink streams (`dut_tx`) from the peer, the downlink (`dut_rx`) from the PC. Every
+too), the uplink streams (`dut_tx`) from the peer, the downlink (`dut_rx`) from the PC. DUT to
+DUT: the DUT's `stream` command sends its streams to its partner and the partner's the others
+(hil.traffic.stream_runs.streams_between_consoles). Every
 receiver reports loss, out-of-order and late packets per stream and every burst that arrived
 incomplete, drawn as lost packets per burst over time. With loss injected on the link, the loss
 the suite reports is compared with the frames the injector actually dropped."""
@@ -134,7 +136,9 @@ def timing_table(timings: list[tuple[BurstTiming, str]]) -> str:
 def stream_profile(hil: HilContext, profile_name: str) -> None:
     allure.dynamic.feature("stress: bursty multi-stream UDP")
     allure.dynamic.story(f"stress {profile_name}")
-    title = f"stress-{profile_name}: stream profile {profile_name}"
+    partner = hil.pc_side.near  # DUT to DUT: the partner's console runs the PC's streams
+    pair = f", {hil.dut.config.name} <-> {partner.name}" if partner is not None else ""
+    title = f"stress-{profile_name}: stream profile {profile_name}{pair}"
     allure.dynamic.title(title)
     profile = load_profile(profile_name)
     duration = hil.profile.stream_duration_s or profile.duration_s
