@@ -20,6 +20,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from hil.config.attenuator import AttenuatorConfig
 from hil.config.errors import ConfigError
 from hil.paths import PROJECT_ROOT
+from hil.secrets import register as register_secret
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
@@ -183,6 +184,7 @@ class WifiConfig(Strict):
                 f"Wi-Fi {self.ssid!r}: the PSK in {self.psk_env} must be 8-63 printable characters "
                 f"(it has {len(value.encode())} bytes)"
             )
+        register_secret(value)  # never written by the console pipeline from now on (hil.secrets)
         return value
 
 

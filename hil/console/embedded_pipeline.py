@@ -17,8 +17,9 @@ choices cost every case on the DUT time that is the suite's, not the DUT's:
 Here the listener is a thread of the test process doing the same job (`ConsoleListener`, given to
 pytest-embedded by the `_listener` fixture in fixtures/embedded_pipeline.py), and the redirect
 thread waits on the port itself instead of sleeping (`PromptSerialRedirect`). What reaches the
-log file, stdout and `dut.expect` is unchanged; the listener also writes what is still queued
-when the case closes it (the spawned one was killed)."""
+log file, stdout and `dut.expect` is unchanged but for the run's secrets, which the listener
+replaces (hil.secrets: a stock shell echoes a passphrase it is sent); it also writes what is
+still queued when the case closes it (the spawned one was killed)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,11 @@ import threading
 import time
 from typing import Any, BinaryIO
 
+import pytest_embedded.dut_factory as embedded_factory
 import pytest_embedded_serial.serial as embedded_serial
 from pytest_embedded.utils import to_str
+
+from hil.secrets import HOLD_S, SecretFilter
 
 POLL_S = 0.01  # how long the threads wait for bytes or messages before they look for their end
 
@@ -58,6 +62,8 @@ class ConsoleListener(threading.Thread):
         self._line_start = True
         self._file: BinaryIO | None = None
         self._stdout_fd = -1
+        self.secrets = SecretFilter()
+        self._held_since = 0.0
 
     def start(self) -> None:
         # stdout as the stock listener's process inherits it when it starts: the file pytest's
@@ -78,14 +84,25 @@ class ConsoleListener(threading.Thread):
                     msg = self.q.get(timeout=POLL_S)
                 except queue.Empty:
                     if self._closing.is_set():
-                        return
+                        return self._release()
+                    if self.secrets.held and time.monotonic() - self._held_since > HOLD_S:
+                        self._release()  # no secret followed the bytes held back
                     continue
                 except Exception:  # the queue closed under it: the case is over
-                    return
+                    return self._release()
                 if msg is None:  # close()'s: everything queued before it is written
-                    return
+                    return self._release()
                 if msg:
-                    self._forward(msg)
+                    held = bool(self.secrets.held)
+                    data = self.secrets.feed(msg)  # the run's secrets never written (hil.secrets)
+                    if self.secrets.held and not held:
+                        self._held_since = time.monotonic()
+                    if data:
+                        self._forward(data)
+
+    def _release(self) -> None:
+        if data := self.secrets.flush():
+            self._forward(data)
 
     def _forward(self, msg: bytes) -> None:
         assert self._file is not None
@@ -165,6 +182,19 @@ class PromptSerialRedirect(embedded_serial._SerialRedirectThread):
         return bool(select.select([fd], [], [], POLL_S)[0])
 
 
+def thread_listener(
+    msg_queue: Any, _pexpect_logfile: str, with_timestamp: bool, dut_index: int, dut_total: int,
+    _stdout_lock: Any = None,
+) -> ConsoleListener:  # fmt: skip
+    """pytest-embedded's `_listener_gn` (what `DutFactory.create` starts for a DUT it opens
+    itself, e.g. the second DUT of a pair: hil.behind) as a `ConsoleListener`."""
+    os.makedirs(os.path.dirname(_pexpect_logfile), exist_ok=True)
+    return ConsoleListener(msg_queue, _pexpect_logfile, with_timestamp, dut_index, dut_total, _stdout_lock)
+
+
 def install() -> None:
-    """pytest-embedded-serial starts `PromptSerialRedirect` for every port it opens from now on."""
+    """pytest-embedded-serial starts `PromptSerialRedirect` for every port it opens from now on,
+    and `DutFactory` a `ConsoleListener` for every DUT it creates (the `_listener` fixture gives
+    the test's own DUT one: fixtures/embedded_pipeline.py)."""
     embedded_serial._SerialRedirectThread = PromptSerialRedirect  # type: ignore[misc]
+    embedded_factory._listener_gn = thread_listener  # type: ignore[assignment]
