@@ -91,11 +91,13 @@ def start_second(session: DutSession) -> FinalLine:
     except (DutError, BenchError) as exc:
         raise DutError(f"DUT {cfg.name} ({where(session)}) does not answer its console: {exc}") from exc
     try:  # a Wi-Fi station joins its pair's SoftAP (the run's DUT, up by now)
-        joined = session.adapter.associate(driver) is not None
+        link = session.adapter.associate(driver)
     except DutError as exc:
         raise DutError(f"DUT {cfg.name} ({where(session)}): {exc}") from exc
-    if joined:  # its address is the one `wifi connect` gave it
+    if link is not None:  # its address is the one `wifi connect` gave it
         identity = driver.identify(cfg.console.boot_timeout_s)
+        if getattr(link, "ip", None) and "ip" not in identity.fields:  # a stock firmware said it joining
+            identity = FinalLine(identity.kind, identity.command, {**identity.fields, "ip": link.ip})  # type: ignore[attr-defined]
     if (reported := identity.fields.get("ip")) != cfg.network.dut_ip:
         raise DutError(f"DUT {cfg.name} ({rel}) reports address {reported}, the bench file says {cfg.network.dut_ip}")
     if not session.idle:

@@ -271,6 +271,14 @@ class HilContext:
         """The DUT forwards traffic between the PC and a peer host."""
         return self.dut.config.in_path
 
+    def rate_step(self, direction: str) -> float | None:
+        """The step of the UDP rates the sender of `direction` can be asked (a console whose iperf
+        takes whole Mbit/s: 1.0): the DUT's console for `dut_tx`, its partner's for `dut_rx` on a
+        DUT-to-DUT bench; None: any rate (the PC's and a peer host's iperf)."""
+        sender = self.far_end if direction == "dut_tx" else self.pc_side.near
+        step = getattr(getattr(sender, "driver", None), "rate_step_mbps", None)
+        return float(step) if isinstance(step, int | float) else None
+
     def direction(self, direction: str) -> str:
         """A traffic direction (`dut_tx`, `dut_rx`) as case ids name it: `uplink` / `downlink`
         for a DUT in the path (hil.directions)."""

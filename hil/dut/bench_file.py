@@ -165,8 +165,9 @@ def _boards_on_one_link(where: str, first: DutBase, other: DutBase) -> None:
 
 def _wifi_pair(where: str, first: DutBase, other: DutBase) -> None:
     """A Wi-Fi pair on the virtual bench: the DUT naming the partner is the SoftAP (it starts before
-    its station joins), the partner its station with the same SSID; both the host firmware with the
-    project's console. The station says its access point is its partner (`wifi.ap: partner`)."""
+    its station joins), the partner its station with the same SSID; both the host firmware, with the
+    project's console or ESP-IDF's iperf example's (the `espressif-v4` personality: its `ap` and
+    `sta`, checked by its kind). The station says its access point is its partner (`wifi.ap: partner`)."""
     ap, station = getattr(first, "wifi", None), getattr(other, "wifi", None)
     if ap is None or station is None:
         raise ValueError(
@@ -178,10 +179,10 @@ def _wifi_pair(where: str, first: DutBase, other: DutBase) -> None:
             f"partner its station (wifi.mode: station); here {ap.mode} and {station.mode}"
         )
     for dut in (first, other):
-        if not getattr(dut, "SIMULATED_RADIO", False) or getattr(dut, "stock_firmware", True):
+        if not getattr(dut, "SIMULATED_RADIO", False):
             raise ValueError(
-                f"{where}: a Wi-Fi pair is the virtual bench's host firmware with the project's console on both "
-                f"sides (DUT {dut.name}: kind {dut.kind!r}, console.dialect {dut.console.dialect!r})"
+                f"{where}: a Wi-Fi pair is the virtual bench's host firmware on both sides (DUT {dut.name}: kind "
+                f"{dut.kind!r})"
             )
     if station.ssid != ap.ssid:
         raise ValueError(f"{where}: the station's wifi.ssid {station.ssid!r} is not its SoftAP's {ap.ssid!r}")

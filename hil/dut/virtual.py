@@ -38,6 +38,9 @@ PERSONALITIES: dict[str, tuple[str, ...]] = {
 }
 # the stock dialects whose personality has the firmware's Wi-Fi commands (esp_wifi_personality.h)
 WIFI_PERSONALITIES = ("espressif-iperf",)
+# the personality with ESP-IDF v4.x's `ap` (a SoftAP of a Wi-Fi pair on the link, and its station)
+PAIR_PERSONALITY = "espressif-v4"
+STOCK_SOFTAP_ADDRESS = ("192.168.4.1", 24)  # ESP-IDF's default AP netif: the iperf example cannot change it
 Personality = Literal[tuple(p for names in PERSONALITIES.values() for p in names)]  # type: ignore[valid-type]
 
 
@@ -79,6 +82,19 @@ class VirtualDutConfig(KindSection):
                 f"console.dialect {self.console.dialect!r} on the virtual bench is a wired endpoint: no wifi: "
                 f"(the simulated station speaks {', '.join(WIFI_PERSONALITIES)} among the stock dialects)"
             )
+        if self.stock_firmware and self.wifi is not None and (self.wifi.mode == "softap" or self.wifi.ap == "partner"):
+            if self.personality_name != PAIR_PERSONALITY:
+                raise ValueError(
+                    f"a stock Wi-Fi pair on the virtual link needs personality: {PAIR_PERSONALITY} (ESP-IDF v4.x's "
+                    f"iperf example, whose `ap` starts the SoftAP; {self.personality_name} has no `ap`)"
+                )
+            ip, prefix = STOCK_SOFTAP_ADDRESS
+            if self.wifi.mode == "softap" and (self.network.dut_ip, self.network.prefix_len) != (ip, prefix):
+                raise ValueError(
+                    f"ESP-IDF's iperf example runs its SoftAP at {ip}/{prefix} (the default AP netif, which its `ap` "
+                    f"cannot change): set network.dut_ip {ip} and prefix_len {prefix} (got "
+                    f"{self.network.dut_ip}/{self.network.prefix_len})"
+                )
         return self
 
     @property

@@ -46,8 +46,10 @@ class HostDutSpec:
         """The address (a station: the project's firmware takes it from `wifi connect`; a stock
         personality's from the simulated AP's DHCP, which leases this one)."""
         address = ["--ip", self.ip, "--netmask", self.netmask]
-        if self.wifi_link:  # the address comes from `wifi ap` or `wifi connect`
-            return ["--wifi-link"]
+        if (
+            self.wifi_link
+        ):  # the address comes from `wifi ap` or `wifi connect`; a personality's `ap` / `sta` use this one
+            return ["--wifi-link", *(address if self.personality is not None else [])]
         if self.wifi_sim_ssid is None:
             return address
         return [*(address if self.personality is not None else []), "--wifi-sim-ssid", self.wifi_sim_ssid,

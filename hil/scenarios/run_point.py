@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 def run_point(hil: HilContext, point: SweepPoint) -> CaseRecord:
     fam, group = point.family, point.group
     limits = hil.thresholds.limits(point.scenario, point.case)  # no threshold: an error before any traffic
-    traffic = fam.traffic(group, point.value, PointEnv(hil.link_mbit, hil.duration_s))
+    steps = {d: hil.rate_step(d) for d in ("dut_tx", "dut_rx")}  # the senders' rate steps (whole Mbit/s)
+    traffic = fam.traffic(group, point.value, PointEnv(hil.link_mbit, hil.duration_s, steps))
     allure.dynamic.feature(fam.name)
     allure.dynamic.story(f"{point.scenario} {point.label}")
     allure.dynamic.title(f"{fam.name}, {point.id}")

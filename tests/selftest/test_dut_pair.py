@@ -204,3 +204,44 @@ def test_a_softap_or_a_partner_station_outside_a_pair_is_refused(tmp_path: Path,
     with pytest.raises(ConfigError) as err:
         load_bench(path)
     assert message in str(err.value), err.value
+
+
+STOCK_PAIR = Path("bench") / "wifi-pair-espressif.yaml"
+
+
+def test_the_stock_wifi_pair_loads_and_runs_what_the_example_can() -> None:
+    """ESP-IDF's iperf example on both DUTs (bench/wifi-pair-espressif.yaml): the SoftAP at the
+    example's fixed address; the families that need its missing `ping`, both directions at once
+    or the stream service are skipped naming the example."""
+    a, b = load_bench(STOCK_PAIR).duts
+    assert a.personality_name == b.personality_name == "espressif-v4" and a.network.dut_ip == "192.168.4.1"
+    cases = collect(bench_facts(a, PROFILES["quick"]))
+    ran = {c.case.family.name for c in cases if c.skip is None}
+    assert "baseline" in ran and "stress: bursty multi-stream UDP" not in ran
+
+
+@pytest.mark.parametrize(
+    ("index", "change", "message"),
+    [
+        (0, {"network": {"dut_ip": "192.168.4.7"}},
+         "ESP-IDF's iperf example runs its SoftAP at 192.168.4.1/24 (the default AP netif, which its `ap` cannot "
+         "change): set network.dut_ip 192.168.4.1 and prefix_len 24 (got 192.168.4.7/24)"),
+        (0, {"personality": "espressif-iperf-cmd"},
+         "a stock Wi-Fi pair on the virtual link needs personality: espressif-v4"),
+        (1, {"personality": "espressif-iperf-cmd"},
+         "a stock Wi-Fi pair on the virtual link needs personality: espressif-v4"),
+    ],
+)  # fmt: skip
+def test_a_stock_wifi_pair_the_example_cannot_be_gets_one_message(
+    tmp_path: Path, index: int, change: dict[str, object], message: str
+) -> None:
+    # (`index`, not `dut`: pytest-embedded takes a test parameter named `dut` for its DUT)
+    data = yaml.safe_load(STOCK_PAIR.read_text())
+    section = data["duts"][index]
+    for key, value in change.items():
+        section[key] = {**section[key], **value} if isinstance(value, dict) else value
+    path = tmp_path / "stock-pair.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError) as err:
+        load_bench(path)
+    assert message in str(err.value) and "\n" not in str(err.value), str(err.value)

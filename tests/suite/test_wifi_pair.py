@@ -4,8 +4,10 @@ baseline's traffic between the two DUTs' consoles at the link's theory (threshol
 The SoftAP killed in the middle of the first case fails that case as its own, by name; it is
 re-flashed for the next, whose station joins it again (its new start seen in its beacons). A
 station with the wrong passphrase is refused as ESP-IDF refuses it (reason 15), by the DUT's name,
-and neither passphrase reaches the output, the records or the report. The whole matrix of the
-pair: `./suite main --bench bench/wifi-pair.yaml`."""
+and neither passphrase reaches the output, the records or the report. A pair of stock consoles
+(bench/wifi-pair-espressif.yaml: ESP-IDF's iperf example, its `ap` and `sta`) meets the same gate,
+and the passphrase the example echoes and logs in the clear reaches nothing written. The whole
+matrix of the pair: `./suite main --bench bench/wifi-pair.yaml` (and of the stock pair)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from tests.support.child_suite import allure_results, run_suite
 pytestmark = [pytest.mark.virtual_bench, pytest.mark.slow]
 
 BENCH = PROJECT_ROOT / "bench" / "wifi-pair.yaml"
+STOCK_BENCH = PROJECT_ROOT / "bench" / "wifi-pair-espressif.yaml"
 GATE = ("--link-mbit", "20", "--thresholds", "thresholds/pair-20m.yaml", "--confirm-misses")
 
 
@@ -88,3 +91,26 @@ def test_a_station_with_the_wrong_passphrase_is_refused_as_esp_idf_refuses_it_by
     written = _everything_written(results, proc.stdout + proc.stderr)
     for psk in (right, wrong):
         assert psk not in written and psk.encode().hex() not in written
+
+
+def test_a_pair_of_stock_consoles_meets_the_gate_and_the_echoed_passphrase_is_written_nowhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ESP-IDF's iperf example on both DUTs: `ap <ssid> <pass>` starts the SoftAP at its fixed
+    192.168.4.1 (it logs `AP mode, <ssid> <pass>`), `sta <ssid> <pass>` joins it (the shell echoes
+    the line): TCP from the SoftAP to its station at the link's theory, and the passphrase in
+    neither form in pytest's output, the records, the Allure results (their captured stdout
+    among them) or the console logs."""
+    psk = "pair-" + secrets.token_hex(8)
+    monkeypatch.setenv("HIL_WIFI_PSK", psk)
+    proc = run_suite(tmp_path, "--bench", str(STOCK_BENCH), *GATE, "-k", "tcp-dut_tx",
+                     tests=("tests/hil", "-m", "baseline"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    (tcp,) = [r for r in records if r.get("case") == "tcp-dut_tx" and "median" in r]
+    assert tcp["efficiency_pct"] >= 95 and tcp["extra"]["flow"] == "ap-esp -> sta-esp", tcp
+    assert tcp["extra"]["link"] == {"wifi_mode": "softap", "wifi_ssid": "hil-esp-pair", "wifi_auth": "wpa2"}
+    console = "\n".join(p.read_text(errors="replace") for p in tmp_path.rglob("*.txt"))
+    assert "AP mode, hil-esp-pair <psk hidden>" in console and "sta hil-esp-pair <psk hidden>" in console
+    written = _everything_written(tmp_path, proc.stdout + proc.stderr)
+    assert psk not in written and psk.encode().hex() not in written

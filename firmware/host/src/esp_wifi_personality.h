@@ -5,7 +5,10 @@
  * board. Formats, from the public sources (the transcripts in tests/support/transcripts):
  *   espressif-v4         cmd_wifi.c (v4.4): `sta <ssid> [<pass>]` ("sta connecting to '%s'", a lost
  *                        or failed link "sta disconnect, reconnect..." for ever), `scan <ssid>`
- *                        ("sta start to scan", "[%s][rssi=%d]" per AP, "sta scan done").
+ *                        ("sta start to scan", "[%s][rssi=%d]" per AP, "sta scan done"), and on a
+ *                        Wi-Fi pair's link (--wifi-link) `ap <ssid> [<pass>]`: the SoftAP at the
+ *                        address given at start ("AP mode, %s %s", the passphrase in the clear, as
+ *                        the example logs it; "password less than 8" for 1-7 characters).
  *   espressif-iperf-cmd  esp-qa/wifi-cmd (v5.3): `sta_connect <ssid> [<pass>]` ("Connecting to %s...",
  *                        "DONE.WIFI_CONNECT_START,OK.", "WIFI_EVENT_STA_DISCONNECTED! reason: %d",
  *                        "trying to reconnect...", after WIFI_SIM_ESP_RETRIES "WiFi Reconnect failed!"),

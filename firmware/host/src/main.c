@@ -321,10 +321,18 @@ int main(int argc, char **argv)
         taps[0].ifname = tap;
         tap_count = 1;
     }
-    if (wifi_link && (sim_ssid != NULL || bridge_taps != NULL || personality != NULL)) {
-        return fail("%s", "--wifi-link goes with none of --wifi-sim-ssid, --bridge-taps, --personality");
+    if (wifi_link && (sim_ssid != NULL || bridge_taps != NULL)) {
+        return fail("%s", "--wifi-link goes with neither --wifi-sim-ssid nor --bridge-taps");
     }
-    if (wifi_link && have_ip) return fail("%s", "--ip does not go with --wifi-link: the address comes from `wifi ap` or `wifi connect`");
+    if (wifi_link && personality != NULL && strcmp(personality->name, "espressif-v4") != 0) {
+        return fail("%s", "--wifi-link with a personality: only espressif-v4 has the example's `ap` (its SoftAP)");
+    }
+    if (wifi_link && personality == NULL && have_ip) {
+        return fail("%s", "--ip does not go with --wifi-link: the address comes from `wifi ap` or `wifi connect`");
+    }
+    if (wifi_link && personality != NULL && !have_ip) {
+        return fail("%s", "--ip is required with --personality and --wifi-link: the SoftAP's address, or the station's lease");
+    }
     const int wifi_on = sim_ssid != NULL || wifi_link;
     if (!wifi_on && !have_ip) return fail("%s", "--ip is required");
     if (sim_ssid != NULL && have_ip && personality == NULL) {
@@ -345,7 +353,7 @@ int main(int argc, char **argv)
     if (wifi_on && personality == NULL && !fw_app_add_commands(wifi_sim_commands, WIFI_SIM_COMMAND_COUNT)) {
         return fail("%s", "no room for the wifi commands (FW_APP_MAX_COMMANDS)");
     }
-    if (sim_ssid != NULL && personality != NULL && !esp_wifi_personality_install(personality->name, ip, mask, gw)) {
+    if (wifi_on && personality != NULL && !esp_wifi_personality_install(personality->name, ip, mask, gw)) {
         return fail("%s", "no room for the personality's Wi-Fi commands");
     }
 

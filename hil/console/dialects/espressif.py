@@ -19,7 +19,7 @@ from hil.console.dialects import espressif_format as fmt
 from hil.console.dialects import espressif_wifi
 from hil.console.dialects.base import LinkFacts, RadioReading, collect, quiet_read
 from hil.console.dialects.capabilities import DialectInfo, NotApplicable
-from hil.console.dialects.espressif_wifi import EspWifiLink
+from hil.console.dialects.espressif_wifi import EspSoftAp, EspWifiLink
 from hil.console.dialects.registry import register_dialect
 from hil.console.driver import ConsoleDriver
 from hil.console.protocol import FinalLine
@@ -121,6 +121,12 @@ class EspressifDriver:
         return FinalLine("RESULT", "version", fields)
 
     @property
+    def rate_step_mbps(self) -> float | None:
+        """The step of the UDP rates its iperf can be asked: whole Mbit/s where its `-b` takes them
+        (v4.4.1+, iperf-cmd 0.1.x); None: any rate (a suffix in kbit/s: 0.001 Mbit/s)."""
+        return 1.0 if self.options.bandwidth == "mbit" else None
+
+    @property
     def v4_binary(self) -> bool:
         return fmt.v4_layout_is_binary(self.idf_version)
 
@@ -159,6 +165,10 @@ class EspressifDriver:
         if isinstance(joined, EspWifiLink):
             return joined
         return espressif_wifi.join(self, wifi, net)
+
+    def start_softap(self, wifi: WifiConfig, net: NetworkConfig) -> EspSoftAp:
+        """The example's `ap` (hil.console.dialects.espressif_wifi.start_ap): the SoftAP of a Wi-Fi pair."""
+        return espressif_wifi.start_ap(self, wifi, net)
 
     def radio(self, wifi: WifiConfig) -> RadioReading:
         """The AP's RSSI from the example's scan (as ESP-IDF's own CI reads it at each attenuation);

@@ -3,7 +3,12 @@
 after a `scan <ssid>` / `sta_scan <ssid>` that gives the AP's RSSI (as ESP-IDF's own CI reads it).
 Success is esp_netif's `sta ip: A, mask: M, gw: G` line; the address must be the bench file's (the
 example takes it from the AP's DHCP: reserve it there). The PSK is written to the serial port only;
-messages name the command `sta_connect <ssid> <psk hidden>`."""
+messages name the command `sta_connect <ssid> <psk hidden>`.
+
+The SoftAP of a Wi-Fi pair: `ap <ssid> [<pass>]` (v4.x - v5.2's `cmd_wifi.c`), at the default AP
+netif's address; the example logs `AP mode, <ssid> <pass>`, the passphrase in the clear, even when
+it refused it (`password less than 8`): the line is read, never quoted (the console's log is
+written without secrets, hil.evidence)."""
 
 from __future__ import annotations
 
@@ -55,6 +60,48 @@ def scan(driver: EspressifDriver, ssid: str) -> int | None:
         )
 
     return fmt.scan_rssi(quiet_read(driver.console, 2.0, SCAN_S, done), ssid)
+
+
+@dataclass(frozen=True)
+class EspSoftAp:
+    """The SoftAP the example runs (one end of a Wi-Fi pair): what it tells of it, its SSID."""
+
+    ssid: str
+    secured: bool
+    ip: str
+
+    def describe(self) -> str:
+        return f"SoftAP {self.ssid}, {'WPA2-PSK' if self.secured else 'open'}, address {self.ip}, started with `ap`"
+
+    def as_fields(self) -> dict[str, object]:
+        return {"wifi_mode": "softap", "wifi_ssid": self.ssid, "wifi_auth": "wpa2" if self.secured else "open"}
+
+
+AP_QUIET_S = 1.0
+AP_LIMIT_S = 5.0
+
+
+def start_ap(driver: EspressifDriver, wifi: WifiConfig, net: NetworkConfig) -> EspSoftAp:
+    """`ap <ssid> <psk>`: the SoftAP of a Wi-Fi pair. DutError naming the command (never the
+    PSK) when the firmware has no `ap`, refuses the passphrase, or says nothing of it."""
+    if "ap" not in driver.commands:
+        raise DutError(
+            "the DUT's firmware lists no `ap` command (ESP-IDF's iperf example has it in v4.x - v5.2's cmd_wifi.c): "
+            "it cannot be the SoftAP of a Wi-Fi pair"
+        )
+    psk = wifi.psk()
+    label = f"ap {wifi.ssid} <psk hidden>" if psk else f"ap {wifi.ssid}"
+    driver.console.send(f"ap {wifi.ssid} {psk}".rstrip())
+
+    def said(lines: list[str]) -> bool:
+        return any(fmt.message(x).startswith("AP mode, ") for x in lines)
+
+    lines = quiet_read(driver.console, AP_QUIET_S, AP_LIMIT_S, said)
+    if any("password less than 8" in fmt.message(x) for x in lines):
+        raise DutError(f"`{label}`: the example refused the passphrase (password less than 8)")
+    if not said(lines):
+        raise DutError(f"`{label}`: no `AP mode, {wifi.ssid} ...` line within {AP_LIMIT_S:g} s")
+    return EspSoftAp(wifi.ssid, bool(psk), net.dut_ip)
 
 
 def join(driver: EspressifDriver, wifi: WifiConfig, net: NetworkConfig) -> EspWifiLink:

@@ -11,12 +11,14 @@ NDR's and both conditional throughputs beside it. (The thesis found these rates 
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING
 
 import allure
 
 from hil.checks import criteria
+from hil.console.dialects.capabilities import NotApplicable
 from hil.directions import direction_name
 from hil.report.background_charts import attach_chart
 from hil.results.recorder import CaseRecord, make_record
@@ -35,6 +37,7 @@ from hil.wire.spacing import Spacing, spacing_of
 from hil.wire.watch import WireSeen
 
 if TYPE_CHECKING:
+    from hil.config.thresholds import Limits
     from hil.session import HilContext
 
 # The model paths of tests/support/capacity_models.py need at most 6 trials for both goals
@@ -162,6 +165,24 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
         confirm_miss(hil, "capacity", miss, lambda: search(hil, point))
 
 
+def _unreachable_floor(step: float | None, theory: float, limits: Limits, named: str) -> str | None:
+    """Why a sender that can be asked whole multiples of `step` Mbit/s only cannot show the case's
+    efficiency floor however good the DUT is (its best rate below the theory is under it), or None."""
+    floors = [limit for bound, metric, limit in limits.bounds() if (bound, metric) == ("min", "efficiency_pct")]
+    if step is None or not floors:
+        return None
+    best = math.floor(theory / step + 1e-9) * step
+    if best >= theory - 1e-9:
+        best -= step
+    if 100 * best / theory >= max(floors):
+        return None
+    return (
+        f"not applicable: the sender of {named} is a console whose iperf takes whole multiples of {step:g} Mbit/s: "
+        f"the best rate it can be asked below the {theory:.2f}-Mbit/s theory, {best:g} Mbit/s, is "
+        f"{100 * best / theory:.1f} % of it, below the case's floor of {max(floors):g} %"
+    )
+
+
 def search(hil: HilContext, point: tuple[str, int]) -> CaseRecord:
     """The NDR and PDR search of one direction and datagram length, recorded before any check."""
     direction, length = point
@@ -172,6 +193,8 @@ def search(hil: HilContext, point: tuple[str, int]) -> CaseRecord:
     limits = hil.thresholds.limits(scenario, case)
     pdr_loss = DEFAULT_PDR_LOSS_PCT if limits.max_loss_pct is None else limits.max_loss_pct
     goals = hil.profile.capacity_goals(pdr_loss)
+    if (why := _unreachable_floor(hil.rate_step(direction), theory, limits, named)) is not None:
+        raise NotApplicable(why)
     allure.dynamic.feature("UDP no-drop and partial-drop rates (RFC 9971)")
     allure.dynamic.story(f"capacity {named}")
     allure.dynamic.title(f"capacity/{case}: NDR and PDR (loss <= {pdr_loss:g} %)")

@@ -11,7 +11,8 @@ the scenario contract (hil.scenarios.contract): its cases for a bench, one run o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import math
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -58,10 +59,26 @@ class Axis:
 
 @dataclass(frozen=True)
 class PointEnv:
-    """What a point's traffic depends on besides its value."""
+    """What a point's traffic depends on besides its value: the link, the tests' duration, and the
+    step of the UDP rates each direction's sender can be asked (hil.session.HilContext.rate_step)."""
 
     link_mbit: float
     duration_s: float
+    rate_steps: Mapping[str, float | None] = field(default_factory=dict)
+
+    def offer(self, rate_mbps: float, direction: str) -> float:
+        """The UDP rate to offer for `rate_mbps`: the next one up the sender can be asked (a
+        console whose iperf takes whole Mbit/s offers 18 for 17.23), so that the offered rate in
+        the record is what the sender was told, and never below the point's."""
+        step = self.rate_steps.get(direction)
+        if not step:
+            return rate_mbps
+        return round(math.ceil(rate_mbps / step - 1e-9) * step, 3)
+
+    def offer_params(self, rate_mbps: float, direction: str) -> dict[str, object]:
+        """The case's parameters for its offered rate (and the step it was rounded up to)."""
+        step = self.rate_steps.get(direction)
+        return {"offered rate (Mbit/s)": rate_mbps, **({"sender's rate step (Mbit/s)": step} if step else {})}
 
 
 @dataclass(frozen=True)
@@ -200,9 +217,9 @@ def _full_segments(env: PointEnv) -> float:
 def _baseline(g: Group, _: object, env: PointEnv) -> Traffic:
     if g.proto == "tcp":
         return Traffic(TrafficSpec("tcp", g.direction, env.duration_s), _full_segments(env))
-    rate = round(env.link_mbit * BASELINE_UDP_OF_LINK, 3)
+    rate = env.offer(round(env.link_mbit * BASELINE_UDP_OF_LINK, 3), g.direction)
     spec = TrafficSpec("udp", g.direction, env.duration_s, length=BASELINE_UDP_LEN, rate_mbps=rate)
-    return Traffic(spec, udp_goodput_mbps(env.link_mbit, BASELINE_UDP_LEN), {"offered rate (Mbit/s)": rate})
+    return Traffic(spec, udp_goodput_mbps(env.link_mbit, BASELINE_UDP_LEN), env.offer_params(rate, g.direction))
 
 
 BASELINE = Family(
@@ -222,9 +239,9 @@ def _length(g: Group, length: object, env: PointEnv) -> Traffic:
     if g.proto == "tcp":  # writes of any size fill full segments
         return Traffic(TrafficSpec("tcp", g.direction, env.duration_s, length=n), _full_segments(env))
     theory = udp_goodput_mbps(env.link_mbit, n)
-    rate = round(theory * UDP_OFFER_OF_THEORY, 3)
+    rate = env.offer(round(theory * UDP_OFFER_OF_THEORY, 3), g.direction)
     spec = TrafficSpec("udp", g.direction, env.duration_s, length=n, rate_mbps=rate)
-    return Traffic(spec, theory, {"offered rate (Mbit/s)": rate})
+    return Traffic(spec, theory, env.offer_params(rate, g.direction))
 
 
 LENGTH = Family(
@@ -389,9 +406,9 @@ LOAD_UDP_LEN = 1470
 
 
 def _offered_load(g: Group, pct: object, env: PointEnv) -> Traffic:
-    rate = round(udp_goodput_mbps(env.link_mbit, LOAD_UDP_LEN) * float(str(pct)) / 100, 3)
+    rate = env.offer(round(udp_goodput_mbps(env.link_mbit, LOAD_UDP_LEN) * float(str(pct)) / 100, 3), g.direction)
     spec = TrafficSpec("udp", g.direction, env.duration_s, length=LOAD_UDP_LEN, rate_mbps=rate)
-    return Traffic(spec, rate, {"offered rate (Mbit/s)": rate})  # what it should deliver: all it was offered
+    return Traffic(spec, rate, env.offer_params(rate, g.direction))  # what it should deliver: all it was offered
 
 
 LOAD_UDP = Family(
