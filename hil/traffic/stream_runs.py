@@ -80,14 +80,7 @@ def streams_with_console(
         if not reply.final.ok or reply.final.fields.get("status") != "ok":
             raise DutError(f"DUT streams ended with {reply.final.reason or reply.final.fields}")
         pc_result = pc_peer.result(timeout_s=30)
-    dut = _console_reports(reply.output)
-    ends = {}
-    for s in profile.streams:
-        sid = str(s.id)
-        try:
-            ends[s.id] = (dut[sid], pc_result[sid]) if s.direction == "dut_tx" else (pc_result[sid], dut[sid])
-        except KeyError:
-            raise DutError(f"stream {s.id}: no report from the DUT's console or the PC's peer") from None
+    ends = _paired(profile, _console_reports(reply.output), pc_result, "the DUT's console or the PC's peer")
     evidence = {
         "DUT console (stream)": "\n".join(reply.output),
         "PC stream peer result": json.dumps(pc_result, indent=1),
@@ -106,6 +99,19 @@ def _console_reports(output: list[str]) -> dict[str, dict]:  # type: ignore[type
             lost = checked_int(m.group(3), COUNT, what="lost", line=line)
             out.setdefault(m.group(1), {"losses": {}})["losses"][m.group(2)] = lost
     return out
+
+
+def _paired(profile: StreamProfile, dut: dict, other: dict, whose: str) -> Ends:  # type: ignore[type-arg]
+    """Each stream's (sender's report, receiver's report): the DUT's and the other end's reports
+    by stream id, the DUT sending `dut_tx`; DutError naming `whose` reports lack one."""
+    ends = {}
+    for s in profile.streams:
+        sid = str(s.id)
+        try:
+            ends[s.id] = (dut[sid], other[sid]) if s.direction == "dut_tx" else (other[sid], dut[sid])
+        except KeyError:
+            raise DutError(f"stream {s.id}: no report from {whose}") from None
+    return ends
 
 
 START_DELAY_MS = 2000  # DUT to DUT: each console's senders begin this long after its `stream start`
@@ -154,13 +160,7 @@ def streams_between_consoles(
         if not reply.final.ok or reply.final.fields.get("status") != "ok":
             raise DutError(f"streams on {who} ended with {reply.final.reason or reply.final.fields}")
     own, partner = _console_reports(mine.output), _console_reports(ended["near"].output)
-    ends = {}
-    for s in profile.streams:
-        sid = str(s.id)
-        try:
-            ends[s.id] = (own[sid], partner[sid]) if s.direction == "dut_tx" else (partner[sid], own[sid])
-        except KeyError:
-            raise DutError(f"stream {s.id}: no report from the DUT's or DUT {near_name}'s console") from None
+    ends = _paired(profile, own, partner, f"the DUT's or DUT {near_name}'s console")
     evidence = {
         "DUT console (stream)": "\n".join(mine.output),
         f"DUT {near_name} console (stream)": "\n".join(ended["near"].output),
