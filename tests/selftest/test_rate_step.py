@@ -1,13 +1,12 @@
 """A sender that can be asked whole Mbit/s only (ESP-IDF's iperf example's `-b`): the offered rate
 of a point is the next one up it can be asked, and is what the record compares with; a capacity
-search whose floor that sender cannot show, however good the DUT, is not run, saying why."""
+search, which asks rates between whole ones, is not run with such a sender, saying why."""
 
 from __future__ import annotations
 
 import pytest
 
-from hil.config.thresholds import Limits
-from hil.scenarios.families.capacity import _unreachable_floor
+from hil.scenarios.families.capacity import _stepped_sender
 from hil.scenarios.families.sweeps import LENGTH, LOAD_UDP, Group, PointEnv
 
 pytestmark = pytest.mark.selftest
@@ -28,10 +27,9 @@ def test_a_whole_mbit_sender_is_offered_the_next_whole_rate_and_the_record_says_
     assert WHOLE.offer(18.0, "dut_tx") == 18.0  # already a whole rate: unchanged
 
 
-def test_a_capacity_floor_the_sender_cannot_show_is_not_run_naming_why() -> None:
-    floor = Limits.model_validate({"min_efficiency_pct": 98})
-    why = _unreachable_floor(1.0, 17.67, floor, "dut_tx")
-    assert why is not None and "17 Mbit/s, is 96.2 % of it, below the case's floor of 98 %" in why
-    assert _unreachable_floor(1.0, 95.64, floor, "dut_tx") is None  # 94 Mbit/s is 98.3 %: the search can show it
-    assert _unreachable_floor(None, 17.67, floor, "dut_tx") is None  # any rate
-    assert _unreachable_floor(1.0, 19.0, floor, "dut_tx") is not None  # 19 is the theory itself: 18 is the best below
+def test_a_capacity_search_is_not_run_with_a_sender_that_takes_whole_rates_only() -> None:
+    """The search asks rates between whole Mbit/s: such a sender would send the nearest whole one,
+    and the rate found (e.g. 19.13 at a 19.13-Mbit/s theory) would be one it never sent."""
+    why = _stepped_sender(1.0, 19.13, "dut_tx")
+    assert why is not None and "the rate it found would not be one it sent" in why and "5.2 %" in why
+    assert _stepped_sender(None, 19.13, "dut_tx") is None  # any rate: the search runs

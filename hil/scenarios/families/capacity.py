@@ -11,7 +11,6 @@ NDR's and both conditional throughputs beside it. (The thesis found these rates 
 
 from __future__ import annotations
 
-import math
 import time
 from typing import TYPE_CHECKING
 
@@ -37,7 +36,6 @@ from hil.wire.spacing import Spacing, spacing_of
 from hil.wire.watch import WireSeen
 
 if TYPE_CHECKING:
-    from hil.config.thresholds import Limits
     from hil.session import HilContext
 
 # The model paths of tests/support/capacity_models.py need at most 6 trials for both goals
@@ -165,21 +163,16 @@ def capacity_search(hil: HilContext, point: tuple[str, int]) -> None:
         confirm_miss(hil, "capacity", miss, lambda: search(hil, point))
 
 
-def _unreachable_floor(step: float | None, theory: float, limits: Limits, named: str) -> str | None:
-    """Why a sender that can be asked whole multiples of `step` Mbit/s only cannot show the case's
-    efficiency floor however good the DUT is (its best rate below the theory is under it), or None."""
-    floors = [limit for bound, metric, limit in limits.bounds() if (bound, metric) == ("min", "efficiency_pct")]
-    if step is None or not floors:
-        return None
-    best = math.floor(theory / step + 1e-9) * step
-    if best >= theory - 1e-9:
-        best -= step
-    if 100 * best / theory >= max(floors):
+def _stepped_sender(step: float | None, theory: float, named: str) -> str | None:
+    """Why a sender that can be asked whole multiples of `step` Mbit/s only cannot run the search
+    (None: it can be asked any rate). The search asks rates between any two it tried: such a
+    sender would send the nearest whole one, and the rate found would be one it never sent."""
+    if step is None:
         return None
     return (
-        f"not applicable: the sender of {named} is a console whose iperf takes whole multiples of {step:g} Mbit/s: "
-        f"the best rate it can be asked below the {theory:.2f}-Mbit/s theory, {best:g} Mbit/s, is "
-        f"{100 * best / theory:.1f} % of it, below the case's floor of {max(floors):g} %"
+        f"not applicable: the capacity search asks rates between whole Mbit/s, and the sender of {named} is a "
+        f"console whose iperf takes whole multiples of {step:g} Mbit/s only ({100 * step / theory:.1f} % of the "
+        f"{theory:.2f}-Mbit/s theory): the rate it found would not be one it sent"
     )
 
 
@@ -193,7 +186,7 @@ def search(hil: HilContext, point: tuple[str, int]) -> CaseRecord:
     limits = hil.thresholds.limits(scenario, case)
     pdr_loss = DEFAULT_PDR_LOSS_PCT if limits.max_loss_pct is None else limits.max_loss_pct
     goals = hil.profile.capacity_goals(pdr_loss)
-    if (why := _unreachable_floor(hil.rate_step(direction), theory, limits, named)) is not None:
+    if (why := _stepped_sender(hil.rate_step(direction), theory, named)) is not None:
         raise NotApplicable(why)
     allure.dynamic.feature("UDP no-drop and partial-drop rates (RFC 9971)")
     allure.dynamic.story(f"capacity {named}")
