@@ -25,7 +25,7 @@ from hil.errors import BenchError, DutError
 from hil.plumbing.hardware_link import HardwareLink
 from hil.plumbing.in_path import InPathTopology
 from hil.plumbing.netns import VirtualTopology
-from hil.session import DutSession, DutState
+from hil.session import DutSession, DutState, with_joined_address
 from hil.traffic.far_end import ConsoleFarEnd
 
 
@@ -95,9 +95,7 @@ def start_second(session: DutSession) -> FinalLine:
     except DutError as exc:
         raise DutError(f"DUT {cfg.name} ({where(session)}): {exc}") from exc
     if link is not None:  # its address is the one `wifi connect` gave it
-        identity = driver.identify(cfg.console.boot_timeout_s)
-        if getattr(link, "ip", None) and "ip" not in identity.fields:  # a stock firmware said it joining
-            identity = FinalLine(identity.kind, identity.command, {**identity.fields, "ip": link.ip})  # type: ignore[attr-defined]
+        identity = with_joined_address(driver.identify(cfg.console.boot_timeout_s), link)
     if (reported := identity.fields.get("ip")) != cfg.network.dut_ip:
         raise DutError(f"DUT {cfg.name} ({rel}) reports address {reported}, the bench file says {cfg.network.dut_ip}")
     if not session.idle:

@@ -65,6 +65,15 @@ class NoDelayLine(Exception):
     """The DUT's firmware has no link delay line (`linkdelay`): e.g. an ESP32 image on ESP-IDF's lwIP."""
 
 
+def with_joined_address(identity: FinalLine, link: object) -> FinalLine:
+    """What a DUT says it is, with the address its Wi-Fi join reported where its console does not
+    say one (a stock firmware's `sta ip:` line)."""
+    ip = getattr(link, "ip", None)
+    if not ip or "ip" in identity.fields:
+        return identity
+    return FinalLine(identity.kind, identity.command, {**identity.fields, "ip": ip})
+
+
 @dataclass
 class DutSession:
     """The DUT of the run: its adapter, its bring-up state, what it said when it booted, and the
@@ -196,9 +205,7 @@ class DutSession:
         if link is not None:
             recorder.set_link(link.as_fields())  # recorded with every result from now on
             allure.dynamic.parameter("Wi-Fi", link.describe())
-            identity = driver.identify(boot_timeout)
-            if getattr(link, "ip", None) and "ip" not in identity.fields:  # a stock firmware said it joining
-                identity = FinalLine(identity.kind, identity.command, {**identity.fields, "ip": link.ip})  # type: ignore[attr-defined]
+            identity = with_joined_address(driver.identify(boot_timeout), link)
         self.state = DutState.ASSOCIATED
         wanted = self.config.network.dut_ip
         reported = identity.fields.get("ip")
